@@ -1,0 +1,225 @@
+import { errors } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+
+import * as commands from '../src/store/commands.ts';
+import type { Store } from '../src/store/store.ts';
+
+/** Models whose records carry a grantId and die with their grant. */
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+]);
+
+export interface ReplayEvent {
+  /** Model of the record presented a second time (RefreshToken, AuthorizationCode, ...). */
+  model: string;
+  grantId?: string;
+  clientId?: string;
+  accountId?: string;
+}
+
+export interface StoreAdapterOptions {
+  /**
+   * Seconds added to every record's lifetime so that a token the provider
+   * still accepts under its own `clockTolerance` is still found. Default 15.
+   */
+  clockTolerance?: number;
+  /**
+   * Lifetime in seconds for records saved without one (oidc-provider passes
+   * none for some models, e.g. dynamically registered clients). Every key
+   * expires: there is no "forever". Default 14 days.
+   */
+  defaultTtl?: number;
+  /**
+   * Called when a consumed refresh token or authorization code is presented
+   * again in a race the provider could not see (two requests at once). The
+   * grant has been revoked already when this runs.
+   */
+  onReplay?: (event: ReplayEvent) => void;
+}
+
+/** Key layout; documented in the README ("Redis keys"). */
+export function adapterKeys(prefix: string) {
+  return {
+    record: (model: string, id: string) => `${prefix}${model}:{${id}}`,
+    sessionUid: (uid: string) => `${prefix}Session:uid:{${uid}}`,
+    userCode: (code: string) => `${prefix}DeviceCode:userCode:{${code}}`,
+    grantIndex: (grantId: string) => `${prefix}Grant:{${grantId}}:records`,
+    grantTombstone: (grantId: string) => `${prefix}Grant:{${grantId}}:revoked`,
+    accountGrants: (accountId: string, clientId: string) => `${prefix}account:{${accountId}}:grants:${clientId}`,
+  };
+}
+
+export interface StoreAdapter {
+  /** Pass as oidc-provider's `adapter` configuration. */
+  factory: (model: string) => Adapter;
+  /** Revokes a grant and everything issued under it; a later write of it is refused. */
+  revokeGrant(grantId: string): Promise<void>;
+  /** Live grant ids of one account at one client. */
+  grantIds(accountId: string, clientId: string): Promise<string[]>;
+  /** Revokes every grant of one account at one client; returns the grant ids. */
+  revokeAccountGrants(accountId: string, clientId: string): Promise<string[]>;
+}
+
+/**
+ * oidc-provider's adapter contract over a {@link Store}. Records are hashes
+ * `{ p: payload, c: consumedAt }` with a TTL set in the same step as the write.
+ */
+export function createStoreAdapter(store: Store, options: StoreAdapterOptions = {}): StoreAdapter {
+  const clockTolerance = options.clockTolerance ?? 15;
+  const defaultTtl = options.defaultTtl ?? 14 * 24 * 60 * 60;
+  const keys = adapterKeys(store.prefix);
+
+  const ttlMs = (expiresIn: number | undefined) =>
+    Math.max(1, Math.round(((expiresIn ?? defaultTtl) + clockTolerance) * 1000));
+
+  async function read(key: string): Promise<AdapterPayload | undefined> {
+    const [p, c] = await store.hmget(key, ['p', 'c']);
+    if (p == null) return undefined;
+    const payload = JSON.parse(p) as AdapterPayload;
+    if (c != null) payload.consumed = Number(c);
+    return payload;
+  }
+
+  async function revokeGrant(grantId: string): Promise<void> {
+    const members = (await store.run(
+      commands.grantRevoke(),
+      [keys.record('Grant', grantId), keys.grantIndex(grantId), keys.grantTombstone(grantId)],
+      [ttlMs(0) + 60_000],
+    )) as string[];
+    await store.del(members);
+  }
+
+  async function grantIds(accountId: string, clientId: string): Promise<string[]> {
+    const now = Date.now();
+    const entries = await store.zentries(keys.accountGrants(accountId, clientId));
+    return entries.filter(([, expiresAt]) => expiresAt > now).map(([grantId]) => grantId);
+  }
+
+  class StoreModelAdapter implements Adapter {
+    readonly model: string;
+
+    constructor(model: string) {
+      this.model = model;
+    }
+
+    key(id: string): string {
+      return keys.record(this.model, id);
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const key = this.key(id);
+      const ttl = ttlMs(expiresIn);
+      const json = JSON.stringify(payload);
+      const now = Date.now();
+
+      if (this.model === 'Grant') {
+        const writes: Promise<unknown>[] = [
+          store.run(commands.guardedUpsert(), [key, keys.grantTombstone(id)], [json, ttl]),
+        ];
+        if (payload.accountId && payload.clientId) {
+          writes.push(store.run(commands.indexAdd(), [keys.accountGrants(payload.accountId, payload.clientId)], [id, now + ttl, now]));
+        }
+        await Promise.all(writes);
+        return;
+      }
+
+      const writes: Promise<unknown>[] = [store.run(commands.upsert(), [key], [json, ttl])];
+      if (this.model === 'Session' && payload.uid) {
+        writes.push(store.run(commands.upsert(), [keys.sessionUid(payload.uid)], [json, ttl]));
+      }
+      if (payload.userCode) {
+        writes.push(store.run(commands.upsert(), [keys.userCode(payload.userCode)], [JSON.stringify(id), ttl]));
+      }
+      const grantId = GRANTABLE.has(this.model) ? payload.grantId : undefined;
+      if (grantId) {
+        writes.push(store.run(
+          commands.indexAdd(),
+          [keys.grantIndex(grantId), keys.grantTombstone(grantId)],
+          [key, now + ttl, now],
+        ));
+      }
+      const results = await Promise.all(writes);
+      if (grantId && results.at(-1) === 0) {
+        // The grant was revoked while this record was being written: take it back.
+        await store.del([key]);
+      }
+    }
+
+    find(id: string): Promise<AdapterPayload | undefined> {
+      return read(this.key(id));
+    }
+
+    findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return read(keys.sessionUid(uid));
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const [pointer] = await store.hmget(keys.userCode(userCode), ['p']);
+      return pointer == null ? undefined : this.find(JSON.parse(pointer) as string);
+    }
+
+    async consume(id: string): Promise<void> {
+      const reply = (await store.run(
+        commands.consume(),
+        [this.key(id)],
+        [Math.floor(Date.now() / 1000)],
+      )) as [number, string?];
+      if (reply[0] === 1) return;
+      if (reply[0] === -1) {
+        throw new errors.InvalidGrant(`${this.model} not found`);
+      }
+      // Consumed by a concurrent request: the same theft signal the provider
+      // acts on when it sees `consumed`, so the whole chain goes.
+      const payload = JSON.parse(reply[1]!) as AdapterPayload;
+      if (payload.grantId) await revokeGrant(payload.grantId);
+      options.onReplay?.({
+        model: this.model,
+        grantId: payload.grantId,
+        clientId: payload.clientId,
+        accountId: payload.accountId,
+      });
+      throw new errors.InvalidGrant(`${this.model} already used`);
+    }
+
+    async destroy(id: string): Promise<void> {
+      if (this.model === 'Grant') {
+        await revokeGrant(id);
+        return;
+      }
+      const key = this.key(id);
+      if (this.model === 'Session') {
+        const [p] = await store.hmget(key, ['p']);
+        const uid = p ? (JSON.parse(p) as AdapterPayload).uid : undefined;
+        await store.del(uid ? [key, keys.sessionUid(uid)] : [key]);
+        return;
+      }
+      await store.del([key]);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      const members = (await store.run(
+        commands.indexTake(),
+        [keys.grantIndex(grantId)],
+        [`${store.prefix}${this.model}:`],
+      )) as string[];
+      await store.del(members);
+    }
+  }
+
+  return {
+    factory: (model: string) => new StoreModelAdapter(model),
+    revokeGrant,
+    grantIds,
+    async revokeAccountGrants(accountId, clientId) {
+      const ids = await grantIds(accountId, clientId);
+      await Promise.all(ids.map(revokeGrant));
+      await store.del([keys.accountGrants(accountId, clientId)]);
+      return ids;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+
+import type { StoreAdapter } from '../../adapters/store-adapter.ts';
+import type { Logger } from '../options.ts';
+
+type Features = NonNullable<Configuration['features']>;
+
+export interface ConfigureDeps {
+  adapter: StoreAdapter;
+  logger: Logger;
+}
+
+/**
+ * Merges the plugin's settings into the host's oidc-provider configuration.
+ * Everything the host set stays, except the keys listed in the README
+ * ("Configuration the plugin sets"), which the plugin owns or wraps.
+ */
+export function configureProvider<T extends Configuration>(host: T, deps: ConfigureDeps): T {
+  const hostFeatures: Features = host.features ?? {};
+  const hostIssueRefreshToken = host.issueRefreshToken;
+
+  if (host.adapter) {
+    deps.logger.warn('oidc-signout-notify: the host configuration has its own adapter; the plugin replaces it (theft detection and revocation need its atomic store)');
+  }
+
+  return {
+    ...host,
+    adapter: deps.adapter.factory,
+    // Every refresh rotates (confidential clients too), so a stolen refresh
+    // token used after the legitimate one, or beside it, is detected.
+    rotateRefreshToken: true,
+    // A client allowed the refresh_token grant always gets one; without
+    // offline_access it is bound to the service session and dies with it.
+    async issueRefreshToken(ctx: KoaContextWithOIDC, client, code) {
+      if (!client.grantTypeAllowed('refresh_token')) return false;
+      if (hostIssueRefreshToken) return hostIssueRefreshToken(ctx, client, code);
+      return true;
+    },
+    features: {
+      ...hostFeatures,
+      revocation: { ...hostFeatures.revocation, enabled: true },
+      introspection: { ...hostFeatures.introspection, enabled: true },
+      rpInitiatedLogout: { ...hostFeatures.rpInitiatedLogout, enabled: true },
+      backchannelLogout: { ...hostFeatures.backchannelLogout, enabled: true },
+    },
+  } as T;
+}

@@ -1,0 +1,14 @@
+-- Write a grant unless it was revoked: a revoked grant never comes back, even
+-- when a flow that loaded it before the revocation saves it afterwards.
+-- KEYS[1] grant record hash
+-- KEYS[2] grant tombstone
+-- ARGV[1] payload (JSON)
+-- ARGV[2] ttl in milliseconds (> 0)
+-- Returns 1 when written, 0 when the grant is revoked.
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'p', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
