@@ -1,4 +1,4 @@
-import { errors } from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import * as commands from '../src/store/commands.ts';
@@ -85,6 +85,37 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     return payload;
   }
 
+  // Every use of a token reads, after the token, its session (session-bound
+  // tokens) and its grant, one after the other. Reading both at once as soon
+  // as the token is known saves a round trip; the reads are handed to the
+  // provider's next Session.findByUid / Grant.find in the same request only.
+  const prefetched = new WeakMap<object, Map<string, Promise<AdapterPayload | undefined>>>();
+
+  function prefetch(payload: AdapterPayload): void {
+    const ctx = Provider.ctx;
+    if (!ctx) return;
+    const reads = prefetched.get(ctx) ?? new Map<string, Promise<AdapterPayload | undefined>>();
+    const start = (key: string) => {
+      const pending = read(key);
+      pending.catch(() => {}); // a failed read surfaces when the provider asks for it
+      reads.set(key, pending);
+    };
+    if (payload.expiresWithSession && payload.sessionUid) start(keys.sessionUid(payload.sessionUid));
+    if (payload.grantId) start(keys.record('Grant', payload.grantId));
+    if (reads.size) prefetched.set(ctx, reads);
+  }
+
+  function readOnce(key: string): Promise<AdapterPayload | undefined> {
+    const ctx = Provider.ctx;
+    const reads = ctx && prefetched.get(ctx);
+    const pending = reads?.get(key);
+    if (pending) {
+      reads!.delete(key);
+      return pending;
+    }
+    return read(key);
+  }
+
   async function revokeGrant(grantId: string): Promise<void> {
     const members = (await store.run(
       commands.grantRevoke(),
@@ -150,12 +181,15 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       }
     }
 
-    find(id: string): Promise<AdapterPayload | undefined> {
-      return read(this.key(id));
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Grant') return readOnce(this.key(id));
+      const payload = await read(this.key(id));
+      if (payload && GRANTABLE.has(this.model)) prefetch(payload);
+      return payload;
     }
 
     findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return read(keys.sessionUid(uid));
+      return readOnce(keys.sessionUid(uid));
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {

@@ -28,6 +28,12 @@ export interface Store {
   scan(match?: string): AsyncIterable<string>;
   /** Number of commands this store sent; benchmarks and round-trip tests read it. */
   readonly commandsSent: number;
+  /**
+   * Number of round trips: a round trip starts when a command is sent while
+   * none is in flight, so commands sent together count once. Meaningful while
+   * one request at a time runs (tests, benchmarks).
+   */
+  readonly roundTrips: number;
   close(): Promise<void>;
 }
 
@@ -40,61 +46,73 @@ export function assertPrefix(prefix: string): string {
   return prefix;
 }
 
-export class RedisStore implements Store {
+/** Counts commands and round trips for both stores. */
+abstract class CountingStore {
+  commandsSent = 0;
+  roundTrips = 0;
+  #inflight = 0;
+
+  protected track<T>(commands: number, work: () => Promise<T>): Promise<T> {
+    this.commandsSent += commands;
+    if (this.#inflight === 0) this.roundTrips += 1;
+    this.#inflight += 1;
+    return work().finally(() => { this.#inflight -= 1; });
+  }
+}
+
+export class RedisStore extends CountingStore implements Store {
   readonly kind = 'redis' as const;
   readonly prefix: string;
   readonly client: Redis | Cluster;
-  commandsSent = 0;
 
   constructor(client: Redis | Cluster, prefix: string) {
+    super();
     this.client = client;
     this.prefix = assertPrefix(prefix);
   }
 
-  async run(script: Script, keys: string[], argv: (string | number)[]): Promise<ScriptReply> {
-    this.commandsSent += 1;
-    try {
-      return (await this.client.evalsha(script.sha, keys.length, ...keys, ...argv)) as ScriptReply;
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      // First use on this node (or after SCRIPT FLUSH / failover): send the body once.
-      this.commandsSent += 1;
-      return (await this.client.eval(script.lua, keys.length, ...keys, ...argv)) as ScriptReply;
-    }
+  run(script: Script, keys: string[], argv: (string | number)[]): Promise<ScriptReply> {
+    return this.track(1, async () => {
+      try {
+        return (await this.client.evalsha(script.sha, keys.length, ...keys, ...argv)) as ScriptReply;
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+        // First use on this node (or after SCRIPT FLUSH / failover): send the body once.
+        this.commandsSent += 1;
+        return (await this.client.eval(script.lua, keys.length, ...keys, ...argv)) as ScriptReply;
+      }
+    });
   }
 
   get(key: string) {
-    this.commandsSent += 1;
-    return this.client.get(key);
+    return this.track(1, () => this.client.get(key));
   }
 
   hmget(key: string, fields: string[]) {
-    this.commandsSent += 1;
-    return this.client.hmget(key, ...fields);
+    return this.track(1, () => this.client.hmget(key, ...fields));
   }
 
   hgetall(key: string) {
-    this.commandsSent += 1;
-    return this.client.hgetall(key);
+    return this.track(1, () => this.client.hgetall(key));
   }
 
-  async zentries(key: string): Promise<[string, number][]> {
-    this.commandsSent += 1;
-    const flat = await this.client.zrange(key, "0", "-1", "WITHSCORES");
-    const out: [string, number][] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, Number(flat[i + 1])]);
-    return out;
+  zentries(key: string): Promise<[string, number][]> {
+    return this.track(1, async () => {
+      const flat = await this.client.zrange(key, '0', '-1', 'WITHSCORES');
+      const out: [string, number][] = [];
+      for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, Number(flat[i + 1])]);
+      return out;
+    });
   }
 
   pttl(key: string) {
-    this.commandsSent += 1;
-    return this.client.pttl(key);
+    return this.track(1, () => this.client.pttl(key));
   }
 
   async del(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    this.commandsSent += keys.length;
-    await Promise.all(keys.map((key) => this.client.del(key)));
+    // One DEL per key: in a Cluster the keys may live in different slots.
+    await this.track(keys.length, () => Promise.all(keys.map((key) => this.client.del(key))));
   }
 
   async *scan(match = '*'): AsyncIterable<string> {
@@ -116,50 +134,44 @@ export class RedisStore implements Store {
   }
 }
 
-export class MemoryStore implements Store {
+export class MemoryStore extends CountingStore implements Store {
   readonly kind = 'memory' as const;
   readonly prefix: string;
   readonly kv: MemoryKV;
-  commandsSent = 0;
 
   constructor(prefix: string, kv = new MemoryKV()) {
+    super();
     this.prefix = assertPrefix(prefix);
     this.kv = kv;
   }
 
-  async run(script: Script, keys: string[], argv: (string | number)[]): Promise<ScriptReply> {
-    this.commandsSent += 1;
-    return script.memory(this.kv, keys, argv.map(String));
+  run(script: Script, keys: string[], argv: (string | number)[]): Promise<ScriptReply> {
+    return this.track(1, async () => script.memory(this.kv, keys, argv.map(String)));
   }
 
-  async get(key: string) {
-    this.commandsSent += 1;
-    return this.kv.get(key);
+  get(key: string) {
+    return this.track(1, async () => this.kv.get(key));
   }
 
-  async hmget(key: string, fields: string[]) {
-    this.commandsSent += 1;
-    return this.kv.hmget(key, fields);
+  hmget(key: string, fields: string[]) {
+    return this.track(1, async () => this.kv.hmget(key, fields));
   }
 
-  async hgetall(key: string) {
-    this.commandsSent += 1;
-    return this.kv.hgetall(key);
+  hgetall(key: string) {
+    return this.track(1, async () => this.kv.hgetall(key));
   }
 
-  async zentries(key: string) {
-    this.commandsSent += 1;
-    return this.kv.zentries(key);
+  zentries(key: string) {
+    return this.track(1, async () => this.kv.zentries(key));
   }
 
-  async pttl(key: string) {
-    this.commandsSent += 1;
-    return this.kv.pttl(key);
+  pttl(key: string) {
+    return this.track(1, async () => this.kv.pttl(key));
   }
 
   async del(keys: string[]) {
-    this.commandsSent += keys.length;
-    this.kv.del(...keys);
+    if (keys.length === 0) return;
+    await this.track(keys.length, async () => { this.kv.del(...keys); });
   }
 
   async *scan(match = '*'): AsyncIterable<string> {

@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+
+import { Cluster, Redis } from 'ioredis';
+import { z } from 'zod';
+
+import type { ReferenceSettings } from './provider.ts';
+
+/** Thrown for bad configuration; start-up prints the message alone and stops. */
+export class ConfigurationError extends Error {}
+
+const clientSchema = z.object({
+  client_id: z.string().min(1),
+  client_name: z.string().optional(),
+  redirect_uris: z.array(z.string().url()).optional(),
+  post_logout_redirect_uris: z.array(z.string().url()).optional(),
+}).passthrough();
+
+const organizationSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  admins: z.array(z.string().email()),
+  members: z.array(z.string().email()),
+  clients: z.array(z.string().min(1)),
+}).strict();
+
+const fileSchema = z.object({
+  clients: z.array(clientSchema),
+  organizations: z.array(organizationSchema).default([]),
+}).strict();
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  ISSUER: z.string().url().optional(),
+  REDIS_URL: z.string().regex(/^(rediss?|redis\+sentinel|redis\+cluster):\/\//, 'must be redis://, rediss://, redis+sentinel:// or redis+cluster://').optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().optional(),
+  CONFIG_FILE: z.string().default(new URL('../config.json', import.meta.url).pathname),
+  JWKS_FILE: z.string().optional(),
+  JWKS: z.string().optional(),
+  COOKIE_KEYS: z.string().optional(),
+  TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).optional(),
+  SERVICE_NAME: z.string().min(1).optional(),
+});
+
+function fail(where: string, error: z.ZodError): never {
+  const issue = error.issues[0]!;
+  const path = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
+  throw new ConfigurationError(`${where}: ${path}: ${issue.message}`);
+}
+
+function readJson(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigurationError(`${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigurationError(`${what}: ${path} is not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * REDIS_URL forms: redis://[:pass@]host:port[/db], rediss://..., 
+ * redis+sentinel://[:pass@]host:port,host:port/<master name>,
+ * redis+cluster://[:pass@]host:port,host:port.
+ */
+export function redisFromUrl(url: string): Redis | Cluster {
+  if (url.startsWith('redis://') || url.startsWith('rediss://')) return new Redis(url);
+  const match = /^redis\+(sentinel|cluster):\/\/(?:([^@]*)@)?([^/]+)(?:\/(.*))?$/.exec(url);
+  if (!match) throw new ConfigurationError(`REDIS_URL: cannot parse ${url}`);
+  const [, kind, auth, hostList, rest] = match;
+  const password = auth ? decodeURIComponent(auth.replace(/^[^:]*:/, '')) : undefined;
+  const nodes = hostList!.split(',').map((h) => {
+    const [host, port] = h.split(':');
+    return { host: host!, port: Number(port || (kind === 'sentinel' ? 26379 : 6379)) };
+  });
+  if (kind === 'sentinel') {
+    if (!rest) throw new ConfigurationError('REDIS_URL: redis+sentinel:// needs the master name as its path');
+    return new Redis({ sentinels: nodes, name: rest, password });
+  }
+  return new Cluster(nodes, { redisOptions: { password } });
+}
+
+/** Reads the reference provider's settings from the environment and CONFIG_FILE. */
+export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { port: number } {
+  const parsedEnv = envSchema.safeParse(env);
+  if (!parsedEnv.success) fail('environment', parsedEnv.error);
+  const e = parsedEnv.data;
+
+  const file = fileSchema.safeParse(readJson(e.CONFIG_FILE, 'CONFIG_FILE'));
+  if (!file.success) fail(`CONFIG_FILE ${e.CONFIG_FILE}`, file.error);
+
+  const ids = new Set<string>();
+  file.data.clients.forEach((c, i) => {
+    if (ids.has(c.client_id)) throw new ConfigurationError(`CONFIG_FILE ${e.CONFIG_FILE}: clients[${i}].client_id: duplicate "${c.client_id}"`);
+    ids.add(c.client_id);
+  });
+  file.data.organizations.forEach((o, i) => o.clients.forEach((id, j) => {
+    if (!ids.has(id)) throw new ConfigurationError(`CONFIG_FILE ${e.CONFIG_FILE}: organizations[${i}].clients[${j}]: unknown client "${id}"`);
+  }));
+
+  let jwks: ReferenceSettings['jwks'];
+  if (e.JWKS_FILE || e.JWKS) {
+    const raw = e.JWKS_FILE ? readJson(e.JWKS_FILE, 'JWKS_FILE') : (() => {
+      try { return JSON.parse(e.JWKS!); } catch { throw new ConfigurationError('JWKS: not valid JSON'); }
+    })();
+    const keys = z.object({ keys: z.array(z.object({ kty: z.string(), d: z.string() }).passthrough()).min(1) }).safeParse(raw);
+    if (!keys.success) fail(e.JWKS_FILE ? 'JWKS_FILE' : 'JWKS', keys.error);
+    jwks = keys.data as ReferenceSettings['jwks'];
+  }
+
+  return {
+    port: e.PORT,
+    issuer: e.ISSUER ?? `http://localhost:${e.PORT}`,
+    clients: file.data.clients as ReferenceSettings['clients'],
+    organizations: file.data.organizations,
+    redis: e.REDIS_URL ? redisFromUrl(e.REDIS_URL) : undefined,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    jwks,
+    cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
+    trustProxy: e.TRUST_PROXY === '1' || e.TRUST_PROXY === 'true',
+    serviceName: e.SERVICE_NAME,
+  };
+}

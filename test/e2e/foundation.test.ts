@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import * as oidc from 'openid-client';
+
+import { Agent } from '../helpers/agent.ts';
+import { keysWithoutTtl } from '../helpers/redis.ts';
+import { discover, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+
+const site = siteClient('site-a');
+
+for (const embedded of [false, true]) {
+  describe(`reference provider, sign-in and rotation (${embedded ? 'embedded store' : 'Redis'})`, () => {
+    let h: Harness;
+    let config: oidc.Configuration;
+
+    before(async () => {
+      h = await startHarness('foundation', { clients: [site], embedded });
+      config = await discover(h, site);
+    });
+    after(() => h.close());
+
+    it('serves discovery with the session-end, revocation and introspection endpoints', async () => {
+      const res = await fetch(`${h.issuer}/.well-known/openid-configuration`);
+      expect(res.status).to.equal(200);
+      const doc = await res.json() as Record<string, unknown>;
+      expect(doc).to.include({
+        issuer: h.issuer,
+        end_session_endpoint: `${h.issuer}/session/end`,
+        revocation_endpoint: `${h.issuer}/token/revocation`,
+        introspection_endpoint: `${h.issuer}/token/introspection`,
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
+      });
+    });
+
+    it('signs in with the emailed code (authorization code + PKCE) and issues a refresh token without offline_access', async () => {
+      const { tokens, code } = await signIn(h, config, new Agent(), 'alice@example.com');
+      expect(code).to.match(/^\d{6}$/);
+      const letter = h.smtp.letters.at(-1)!;
+      expect(letter.subject).to.include(code);
+      expect(letter.text).to.include(code);
+      expect(tokens.access_token).to.be.a('string');
+      expect(tokens.refresh_token).to.be.a('string');
+      const account = await h.reference.accounts.findByEmail('alice@example.com');
+      expect(tokens.claims()!.sub).to.equal(account!.accountId);
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, account!.accountId);
+      expect(userinfo).to.include({ sub: account!.accountId, email: 'alice@example.com', email_verified: true });
+    });
+
+    it('rotates the refresh token on every refresh; the old one then revokes the chain', async () => {
+      const { tokens } = await signIn(h, config, new Agent(), 'bob@example.com');
+      const first = tokens.refresh_token!;
+      const second = await oidc.refreshTokenGrant(config, first);
+      expect(second.refresh_token).to.be.a('string').and.not.equal(first);
+      const third = await oidc.refreshTokenGrant(config, second.refresh_token!);
+      expect(third.refresh_token).to.not.equal(second.refresh_token);
+      // The rotated token comes back: theft. Everything of the grant dies.
+      expect(await oauthError(oidc.refreshTokenGrant(config, first))).to.equal('invalid_grant');
+      expect(await oauthError(oidc.refreshTokenGrant(config, third.refresh_token!))).to.equal('invalid_grant');
+      expect((await oidc.tokenIntrospection(config, third.access_token)).active).to.equal(false);
+    });
+
+    it('answers 20 concurrent refreshes of one token with exactly one new pair, then revokes the chain', async () => {
+      const { tokens } = await signIn(h, config, new Agent(), 'carol@example.com');
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => oidc.refreshTokenGrant(config, tokens.refresh_token!)),
+      );
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).to.have.length(1);
+      expect(lost.map((r) => (r.reason as { error?: string }).error)).to.deep.equal(Array(19).fill('invalid_grant'));
+      const winner = won[0]!.value;
+      expect(await oauthError(oidc.refreshTokenGrant(config, winner.refresh_token!))).to.equal('invalid_grant');
+      expect((await oidc.tokenIntrospection(config, winner.access_token)).active).to.equal(false);
+      expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).to.equal(false);
+    });
+
+    it('revokes what a code produced when the code is redeemed twice', async () => {
+      const agent = new Agent();
+      const verifier = oidc.randomPKCECodeVerifier();
+      const redirectUri = site.redirect_uris![0]!;
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri, scope: 'openid', state: 's1',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      });
+      // Sign in once so the next authorization goes straight through.
+      await signIn(h, config, agent, 'dave@example.com');
+      const res = await agent.follow(await agent.get(url.href), (u) => u.startsWith(redirectUri));
+      const callback = new URL(res.location!);
+      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's1' });
+      expect(await oauthError(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's1' }))).to.equal('invalid_grant');
+      expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).to.equal(false);
+      expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('invalid_grant');
+    });
+
+    it('introspects an active opaque access token in two round trips (token, then session and grant together)', async () => {
+      const { tokens } = await signIn(h, config, new Agent(), 'erin@example.com');
+      const { store } = h.reference.plugin;
+      const before = { commands: store.commandsSent, trips: store.roundTrips };
+      const result = await oidc.tokenIntrospection(config, tokens.access_token, { token_type_hint: 'access_token' });
+      expect({ commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips }).to.deep.equal({ commands: 3, trips: 2 });
+      expect(result).to.include({ active: true, client_id: 'site-a', sub: tokens.claims()!.sub, token_type: 'Bearer', iss: h.issuer });
+    });
+
+    it('leaves no key without a TTL except the documented persistent account keys', async () => {
+      const left = await keysWithoutTtl(h.reference.plugin.store, [/:account:\{/, /:account-email:\{/]);
+      expect(left).to.deep.equal([]);
+    });
+  });
+}

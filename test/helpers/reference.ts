@@ -1,0 +1,138 @@
+import type { Redis } from 'ioredis';
+import type { ClientMetadata } from 'oidc-provider';
+import * as oidc from 'openid-client';
+
+import { createReferenceProvider, type ReferenceProvider, type ReferenceSettings } from '../../examples/reference/provider.ts';
+import { Agent, formFor, type Response } from './agent.ts';
+import { freePort } from './net.ts';
+import { dropPrefix, redisClient, uniquePrefix } from './redis.ts';
+import { startSmtpSink, type SmtpSink } from './smtp.ts';
+
+export const RP = 'http://127.0.0.1:9';
+
+/** A confidential site allowed refresh tokens; its redirect target is never contacted. */
+export function siteClient(clientId: string, extra: Partial<ClientMetadata> = {}): ClientMetadata {
+  return {
+    client_id: clientId,
+    client_secret: `${clientId}-secret-0123456789abcdef`,
+    client_name: `Site ${clientId}`,
+    client_uri: 'https://site.example',
+    redirect_uris: [`${RP}/${clientId}/callback`],
+    post_logout_redirect_uris: [`${RP}/${clientId}/signed-out`],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    ...extra,
+  };
+}
+
+const silent = { info() {}, warn() {}, error() {} };
+
+export interface Harness {
+  issuer: string;
+  reference: ReferenceProvider;
+  smtp: SmtpSink;
+  /** The test's own Redis client (undefined for the embedded store). */
+  redis?: Redis;
+  prefix: string;
+  close(): Promise<void>;
+}
+
+/** The reference provider on a free port, on real Redis (or embedded) and a real SMTP sink. */
+export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean } & Partial<ReferenceSettings>): Promise<Harness> {
+  const smtp = await startSmtpSink();
+  const prefix = uniquePrefix(name);
+  const redis = opts.embedded ? undefined : redisClient();
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const reference = await createReferenceProvider({
+    logger: silent,
+    ...opts,
+    issuer,
+    redis,
+    keyPrefix: prefix,
+    smtpUrl: smtp.url,
+    cookieKeys: ['test-cookie-key-0123456789'],
+  });
+  await reference.listen(port, '127.0.0.1');
+  return {
+    issuer, reference, smtp, redis, prefix,
+    async close() {
+      await reference.close();
+      await smtp.close();
+      if (redis) {
+        await dropPrefix(redis, prefix);
+        await redis.quit();
+      }
+    },
+  };
+}
+
+/** openid-client configuration for one of the harness' clients, from discovery. */
+export function discover(h: Harness, client: ClientMetadata): Promise<oidc.Configuration> {
+  return oidc.discovery(
+    new URL(h.issuer),
+    client.client_id,
+    { client_secret: client.client_secret },
+    oidc.ClientSecretBasic(client.client_secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+}
+
+export interface SignIn {
+  tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
+  /** The page the browser ended on before the callback. */
+  pages: Response[];
+  code: string;
+}
+
+/**
+ * The whole flow a person goes through: the site sends the browser to the
+ * authorization endpoint, the person types their address, reads the code in
+ * the letter, types it, allows the site; the site redeems the code (PKCE).
+ */
+export async function signIn(h: Harness, config: oidc.Configuration, agent: Agent, email: string, opts: { scope?: string; prompt?: string; redirectUri?: string } = {}): Promise<SignIn> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const redirectUri = opts.redirectUri ?? (config.clientMetadata().redirect_uris as string[] | undefined)?.[0] ?? `${RP}/${config.clientMetadata().client_id}/callback`;
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: opts.scope ?? 'openid email',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    ...(opts.prompt ? { prompt: opts.prompt } : {}),
+  });
+  const isCallback = (u: string) => u.startsWith(redirectUri);
+  const pages: Response[] = [];
+  let res = await agent.follow(await agent.get(url.href), isCallback);
+  let code = '';
+  for (let step = 0; step < 6 && !(res.location && isCallback(res.location)); step += 1) {
+    pages.push(res);
+    if (res.body.includes('name="email"')) {
+      const sent = h.smtp.letters.length;
+      res = await agent.follow(await agent.submit(res, formFor(res.body, '/email'), { email }), isCallback);
+      const letter = await h.smtp.waitFor((l, i = h.smtp.letters.indexOf(l)) => i >= sent && l.to !== undefined && JSON.stringify(l.to).includes(email));
+      code = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
+    } else if (res.body.includes('name="code"')) {
+      res = await agent.follow(await agent.submit(res, formFor(res.body, '/code'), { code }), isCallback);
+    } else if (res.body.includes('/confirm"')) {
+      res = await agent.follow(await agent.submit(res, formFor(res.body, '/confirm')), isCallback);
+    } else {
+      throw new Error(`unexpected page ${res.status} ${res.url}:\n${res.body.slice(0, 1500)}`);
+    }
+  }
+  if (!res.location || !isCallback(res.location)) throw new Error(`sign-in did not reach the callback: ${res.status} ${res.url}`);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location), { pkceCodeVerifier: verifier, expectedState: state });
+  return { tokens, pages, code };
+}
+
+/** The error code of a failed openid-client call. */
+export async function oauthError(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    return (err as { error?: string }).error ?? `unexpected: ${(err as Error).message}`;
+  }
+  return 'no error';
+}
