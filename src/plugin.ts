@@ -6,6 +6,7 @@ import { consoleLogger } from './log.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { resolveOptions, type Logger, type ResolvedOptions, type SignoutNotifyOptions } from './options.ts';
 import { configureProvider } from './provider/configure.ts';
+import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 
 export interface SignoutNotify {
@@ -63,6 +64,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     configure: (host) => configureProvider(host, { adapter, logger }),
     attach(target) {
       provider = target;
+      target.use(missingClientAuthIsInvalidClient());
     },
     async close() {
       await mailer.close();

@@ -2,12 +2,21 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../options.ts';
+import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
 
 type Features = NonNullable<Configuration['features']>;
 
 export interface ConfigureDeps {
   adapter: StoreAdapter;
   logger: Logger;
+}
+
+type Policy = (...args: never[]) => Promise<boolean> | boolean;
+
+/** A host's policy, when it has one, is asked first and can say no; then the plugin's runs. */
+function both<P extends Policy>(host: P | undefined, ours: P): P {
+  if (!host) return ours;
+  return (async (...args: Parameters<P>) => (await host(...args)) && ours(...args)) as unknown as P;
 }
 
 /**
@@ -38,8 +47,16 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     },
     features: {
       ...hostFeatures,
-      revocation: { ...hostFeatures.revocation, enabled: true },
-      introspection: { ...hostFeatures.introspection, enabled: true },
+      revocation: {
+        ...hostFeatures.revocation,
+        enabled: true,
+        allowedPolicy: both(hostFeatures.revocation?.allowedPolicy, revocationAllowedPolicy),
+      },
+      introspection: {
+        ...hostFeatures.introspection,
+        enabled: true,
+        allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy),
+      },
       rpInitiatedLogout: { ...hostFeatures.rpInitiatedLogout, enabled: true },
       backchannelLogout: { ...hostFeatures.backchannelLogout, enabled: true },
     },

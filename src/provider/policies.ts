@@ -1,0 +1,27 @@
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+type Client = KoaContextWithOIDC['oidc']['client'] & object;
+interface PresentedToken {
+  clientId?: string | undefined;
+  destroy(): Promise<void>;
+}
+
+/**
+ * features.introspection.allowedPolicy: a client learns about its own tokens
+ * only; any other token is `{ "active": false }` (RFC 7662 lets the server
+ * decide what a caller may see).
+ */
+export async function introspectionAllowedPolicy(_ctx: KoaContextWithOIDC, client: Client, token: PresentedToken): Promise<boolean> {
+  return token.clientId === client.clientId;
+}
+
+/**
+ * features.revocation.allowedPolicy: revokes the presented token and nothing
+ * else. oidc-provider would go on to revoke every token of the grant; doing
+ * the work here and answering `false` stops it there. Another client's token
+ * is left alone and the answer is still 200 (RFC 7009 section 2.2).
+ */
+export async function revocationAllowedPolicy(_ctx: KoaContextWithOIDC, client: Client, token: PresentedToken): Promise<boolean> {
+  if (token.clientId === client.clientId) await token.destroy();
+  return false;
+}
