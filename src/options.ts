@@ -43,6 +43,14 @@ export const optionsSchema = z.object({
   clockTolerance: z.number().int().min(0).max(300).default(15),
   /** TTL in seconds for records oidc-provider saves without an expiry. */
   defaultTtl: seconds.default(14 * 24 * 60 * 60),
+  /**
+   * Hosts (exact hostnames, e.g. `localhost`, `127.0.0.1`) that outgoing
+   * requests such as back-channel logout may reach although they resolve to
+   * loopback or private addresses, which oidc-provider refuses by default
+   * (SSRF protection). For local relying sites and tests; keep it empty in
+   * production unless a site really lives on a private network.
+   */
+  allowPrivateFetchHosts: z.array(z.string().min(1)).default([]),
   /** The service's name as people see it in pages and letters. */
   serviceName: z.string().min(1).max(100).default('Sign-in service'),
   mail: z.object({

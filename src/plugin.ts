@@ -6,6 +6,7 @@ import { consoleLogger } from './log.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { resolveOptions, type Logger, type ResolvedOptions, type SignoutNotifyOptions } from './options.ts';
 import { configureProvider } from './provider/configure.ts';
+import { endSessionPreStep } from './provider/end-session.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 
@@ -61,10 +62,17 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     adapter,
     mailer,
     logger,
-    configure: (host) => configureProvider(host, { adapter, logger }),
+    configure: (host) => configureProvider(host, {
+      adapter,
+      logger,
+      allowPrivateFetchHosts: options.allowPrivateFetchHosts,
+      serviceName: options.serviceName,
+      contacts: options.contacts,
+    }),
     attach(target) {
       provider = target;
       target.use(missingClientAuthIsInvalidClient());
+      target.use(endSessionPreStep(target));
     },
     async close() {
       await mailer.close();

@@ -63,11 +63,17 @@ function httpOrigin(value: string): string | undefined {
   }
 }
 
-export function buildCsp(formAction: readonly string[] = []): string {
+/** The CSP source for one inline script: its sha256, so nothing else runs. */
+export function scriptHash(script: string): string {
+  return `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`;
+}
+
+export function buildCsp(formAction: readonly string[] = [], scripts: readonly string[] = []): string {
   // Normalising to origins keeps caller input from smuggling extra directives into the header.
   const origins = new Set(formAction.map(httpOrigin).filter((o): o is string => o !== undefined));
   return [
     "default-src 'none'",
+    ...(scripts.length ? [`script-src ${scripts.map(scriptHash).join(' ')}`] : []),
     `style-src 'sha256-${PAGE_STYLE_HASH}'`,
     "img-src 'self' data: https:",
     `form-action ${["'self'", ...origins].join(' ')}`,
@@ -92,8 +98,11 @@ export function renderPage(input: {
   main: SafeHtml;
   serviceName: string;
   formAction?: string[];
+  /** Inline scripts, placed at the end of the body and allowed by hash. */
+  scripts?: string[];
 }): Page {
   const { locale, title, main, serviceName } = input;
+  const scripts = input.scripts ?? [];
   const doc = html`<!doctype html>
 <html lang="${locale}" dir="${direction(locale)}">
 <head>
@@ -112,10 +121,11 @@ export function renderPage(input: {
 ${main}
 </main>
 <footer class="site-footer"><p>${t(locale, 'layout.footer', { serviceName })}</p></footer>
+${scripts.map((script) => html`<script>${raw(script)}</script>`)}
 </body>
 </html>
 `;
-  return { html: doc.toString(), csp: buildCsp(input.formAction) };
+  return { html: doc.toString(), csp: buildCsp(input.formAction, scripts) };
 }
 
 /* Pieces shared by the interaction pages. */

@@ -41,6 +41,8 @@ export interface ReferenceSettings {
   jwks?: { keys: JWK[] };
   /** Keys that sign cookies, newest first; omitted: random (with a warning). */
   cookieKeys?: string[];
+  /** Hostnames back-channel logout may reach on loopback or private addresses. */
+  allowPrivateFetchHosts?: string[];
   /** Trust X-Forwarded-* (behind a TLS-terminating proxy). */
   trustProxy?: boolean;
   serviceName?: string;
@@ -74,6 +76,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
       return account && { email: account.email, locale: account.locale };
     },
     logger: settings.logger,
+    allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
   });
   const accounts = createAccounts(plugin.store);
   const { logger } = plugin;

@@ -40,6 +40,7 @@ const envSchema = z.object({
   COOKIE_KEYS: z.string().optional(),
   TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).optional(),
   SERVICE_NAME: z.string().min(1).optional(),
+  ALLOW_PRIVATE_FETCH_HOSTS: z.string().optional(),
 });
 
 function fail(where: string, error: z.ZodError): never {
@@ -112,9 +113,17 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
     jwks = keys.data as ReferenceSettings['jwks'];
   }
 
+  const issuer = e.ISSUER ?? `http://localhost:${e.PORT}`;
+  // A development issuer on localhost talks to sites on localhost; anything
+  // else must say which private hosts it trusts.
+  const privateHosts = e.ALLOW_PRIVATE_FETCH_HOSTS !== undefined
+    ? e.ALLOW_PRIVATE_FETCH_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)
+    : (new URL(issuer).hostname === 'localhost' ? ['localhost'] : []);
+
   return {
     port: e.PORT,
-    issuer: e.ISSUER ?? `http://localhost:${e.PORT}`,
+    issuer,
+    allowPrivateFetchHosts: privateHosts,
     clients: file.data.clients as ReferenceSettings['clients'],
     organizations: file.data.organizations,
     redis: e.REDIS_URL ? redisFromUrl(e.REDIS_URL) : undefined,

@@ -1,7 +1,8 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
-import type { Logger } from '../options.ts';
+import type { ContactLookup, Logger } from '../options.ts';
+import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
 
 type Features = NonNullable<Configuration['features']>;
@@ -9,6 +10,9 @@ type Features = NonNullable<Configuration['features']>;
 export interface ConfigureDeps {
   adapter: StoreAdapter;
   logger: Logger;
+  allowPrivateFetchHosts: string[];
+  serviceName: string;
+  contacts: ContactLookup;
 }
 
 type Policy = (...args: never[]) => Promise<boolean> | boolean;
@@ -27,6 +31,9 @@ function both<P extends Policy>(host: P | undefined, ours: P): P {
 export function configureProvider<T extends Configuration>(host: T, deps: ConfigureDeps): T {
   const hostFeatures: Features = host.features ?? {};
   const hostIssueRefreshToken = host.issueRefreshToken;
+  const hostFetch = host.fetch ?? ((url: URL | string, init: RequestInit) => globalThis.fetch(url, init));
+  const pageDeps = { serviceName: deps.serviceName, contacts: deps.contacts, pairwiseIdentifier: host.pairwiseIdentifier };
+  const privateHosts = new Set(deps.allowPrivateFetchHosts.map((h) => h.toLowerCase()));
 
   if (host.adapter) {
     deps.logger.warn('oidc-signout-notify: the host configuration has its own adapter; the plugin replaces it (theft detection and revocation need its atomic store)');
@@ -38,6 +45,14 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     // Every refresh rotates (confidential clients too), so a stolen refresh
     // token used after the legitimate one, or beside it, is detected.
     rotateRefreshToken: true,
+    // oidc-provider hands fetch a dispatcher that refuses special-use
+    // addresses; listed hosts go without it (back-channel logout to local sites).
+    fetch(url: URL | string, init: RequestInit & { dispatcher?: unknown }) {
+      if (privateHosts.size && privateHosts.has(new URL(url).hostname.toLowerCase())) {
+        delete init.dispatcher;
+      }
+      return hostFetch(url as URL, init);
+    },
     // A client allowed the refresh_token grant always gets one; without
     // offline_access it is bound to the service session and dies with it.
     async issueRefreshToken(ctx: KoaContextWithOIDC, client, code) {
@@ -57,7 +72,12 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
         enabled: true,
         allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy),
       },
-      rpInitiatedLogout: { ...hostFeatures.rpInitiatedLogout, enabled: true },
+      rpInitiatedLogout: {
+        ...hostFeatures.rpInitiatedLogout,
+        enabled: true,
+        logoutSource: logoutSource(pageDeps),
+        postLogoutSuccessSource: postLogoutSuccessSource(pageDeps),
+      },
       backchannelLogout: { ...hostFeatures.backchannelLogout, enabled: true },
     },
   } as T;

@@ -1,0 +1,178 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { expect } from 'chai';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
+
+import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
+import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+
+/** A relying site's back-channel logout endpoint: keeps every logout token it gets. */
+async function startReceiver(): Promise<{ url: string; tokens: string[]; close(): Promise<void> }> {
+  const tokens: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      tokens.push(new URLSearchParams(body).get('logout_token') ?? '');
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/backchannel-logout`, tokens, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('sign-out of the service (/session/end)', () => {
+  let h: Harness;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let a: oidc.Configuration;
+  let b: oidc.Configuration;
+  const siteA = siteClient('end-a');
+  let siteB: ReturnType<typeof siteClient>;
+
+  before(async () => {
+    receiver = await startReceiver();
+    siteB = siteClient('end-b', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
+    h = await startHarness('session-end', { clients: [siteA, siteB], allowPrivateFetchHosts: ['127.0.0.1'] });
+    a = await discover(h, siteA);
+    b = await discover(h, siteB);
+  });
+  after(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  const endSession = (agent: Agent, params: Record<string, string> = {}) =>
+    agent.get(`${h.issuer}/session/end?${new URLSearchParams(params)}`);
+  const stopAtSite = (u: string) => u.startsWith(RP);
+
+  it('without id_token_hint asks, naming the account; "Sign out" ends the session and revokes what lacks offline_access', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, a, agent, 'end1@example.com');
+    const page = await endSession(agent);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-security-policy')).to.include("default-src 'none'");
+    expect(page.body).to.include('end1@example.com');
+    expect(page.body).to.include('Sign out').and.include('Stay signed in');
+    expect(page.body).to.not.include('<script');
+    const form = forms(page.body)[0]!;
+    const done = await agent.follow(await agent.submit(page, form, { logout: 'yes' }));
+    expect(done.status).to.equal(200);
+    expect(done.url).to.equal(`${h.issuer}/session/end/success`);
+    expect(done.body).to.include('You are signed out');
+    expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+    expect((await oidc.tokenIntrospection(a, tokens.access_token)).active).to.equal(false);
+    // No silent re-entry: the next sign-in asks for the address again.
+    const again = await agent.follow(await agent.get(oidc.buildAuthorizationUrl(a, {
+      redirect_uri: siteA.redirect_uris![0]!, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256',
+    }).href), stopAtSite);
+    expect(again.body).to.include('name="email"');
+  });
+
+  it('with a hint carrying this person and session (sub and sid) signs out without a question and returns with state', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, b, agent, 'end2@example.com');
+    expect(tokens.claims()!.sid).to.be.a('string');
+    const page = await endSession(agent, {
+      id_token_hint: tokens.id_token!, post_logout_redirect_uri: siteB.post_logout_redirect_uris![0]!, state: 'st-2',
+    });
+    expect(page.status).to.equal(200);
+    expect(page.body).to.include('<script>');
+    expect(page.headers.get('content-security-policy')).to.match(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    const form = forms(page.body)[0]!;
+    expect(form.fields).to.include({ logout: 'yes' });
+    const res = await agent.submit(page, form);
+    expect(res.status).to.equal(303);
+    expect(res.location).to.equal(`${siteB.post_logout_redirect_uris![0]}?state=st-2`);
+  });
+
+  it('with a valid hint that carries no sid asks, since the session cannot be matched', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, a, agent, 'end2b@example.com');
+    expect(tokens.claims()!.sid).to.equal(undefined);
+    const page = await endSession(agent, { id_token_hint: tokens.id_token! });
+    expect(page.body).to.not.include('<script');
+    expect(page.body).to.include('Stay signed in');
+  });
+
+  it('with a hint from another session asks for confirmation', async () => {
+    const first = new Agent();
+    const second = new Agent();
+    await signIn(h, b, first, 'end3@example.com');
+    const other = await signIn(h, b, second, 'end3@example.com');
+    expect(other.tokens.claims()!.sid).to.be.a('string');
+    const page = await endSession(first, { id_token_hint: other.tokens.id_token! });
+    expect(page.status).to.equal(200);
+    expect(page.body).to.not.include('<script');
+    expect(page.body).to.include('Stay signed in');
+  });
+
+  it('with no service session goes straight on to the signed-out page', async () => {
+    const agent = new Agent();
+    const page = await endSession(agent);
+    expect(page.status).to.equal(200);
+    const form = forms(page.body)[0]!;
+    expect(form.fields).to.include({ logout: 'yes' });
+    const done = await agent.follow(await agent.submit(page, form));
+    expect(done.url).to.equal(`${h.issuer}/session/end/success`);
+    expect(done.body).to.include('You are signed out');
+  });
+
+  it('signs out anyway when post_logout_redirect_uri is not registered, and says the address was not accepted', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, a, agent, 'end4@example.com');
+    const page = await endSession(agent, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/', state: 's' });
+    expect(page.status).to.equal(200);
+    const res = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
+    expect(res.location).to.equal(`${h.issuer}/session/end/success`);
+    const done = await agent.follow(res);
+    expect(done.status).to.equal(200);
+    expect(done.body).to.include('not registered');
+    expect(done.body).to.not.include('evil.example');
+    expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+  });
+
+  it('keeps offline_access grants working after the sign-out', async () => {
+    const agent = new Agent();
+    const online = await signIn(h, a, agent, 'end5@example.com');
+    const offline = await signIn(h, b, agent, 'end5@example.com', { scope: 'openid offline_access', prompt: 'consent' });
+    const page = await endSession(agent);
+    await agent.follow(await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' }));
+    expect(await oauthError(oidc.refreshTokenGrant(a, online.tokens.refresh_token!))).to.equal('invalid_grant');
+    const refreshed = await oidc.refreshTokenGrant(b, offline.tokens.refresh_token!);
+    expect((await oidc.tokenIntrospection(b, refreshed.access_token)).active).to.equal(true);
+  });
+
+  it('"Stay signed in" keeps the service session: the next sign-in goes straight through', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, a, agent, 'end6@example.com');
+    const page = await endSession(agent, { client_id: 'end-a' });
+    const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')), stopAtSite);
+    expect(res.status).to.equal(200);
+    // The site that asked is signed out (its grant without offline_access goes) ...
+    expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+    // ... the person is not: no address, no code.
+    const again = await agent.follow(await agent.get(oidc.buildAuthorizationUrl(a, {
+      redirect_uri: siteA.redirect_uris![0]!, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256',
+    }).href), stopAtSite);
+    expect(again.body).to.not.include('name="email"');
+  });
+
+  it('sends a signed back-channel logout token to a site on a loopback address', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, b, agent, 'end7@example.com');
+    const before = receiver.tokens.length;
+    const page = await endSession(agent);
+    await agent.follow(await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' }));
+    expect(receiver.tokens.length).to.equal(before + 1);
+    const jwks = createRemoteJWKSet(new URL(`${h.issuer}/jwks`));
+    const { payload } = await jwtVerify(receiver.tokens.at(-1)!, jwks, { issuer: h.issuer, audience: 'end-b' });
+    expect(payload.sub).to.equal(tokens.claims()!.sub);
+    expect(payload.sid).to.equal(tokens.claims()!.sid);
+    expect(payload.events).to.deep.equal({ 'http://schemas.openid.net/event/backchannel-logout': {} });
+  });
+});
+
+export type { Response };
