@@ -57,6 +57,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
 
   async function load(ctx: Context) {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
+    // The cookie names the interaction; the URL must name the same one.
+    if (ctx.params.uid !== details.uid) throw new errors.SessionNotFound('interaction mismatch');
     const client = await provider.Client.find(String(details.params.client_id));
     const locale: Locale = negotiateLocale({
       uiLocales: typeof details.params.ui_locales === 'string' ? details.params.ui_locales : undefined,

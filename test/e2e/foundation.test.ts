@@ -101,6 +101,29 @@ for (const embedded of [false, true]) {
       expect(result).to.include({ active: true, client_id: 'site-a', sub: tokens.claims()!.sub, token_type: 'Bearer', iss: h.issuer });
     });
 
+    it('refreshes with rotation and exchanges a code in the round trips the README documents', async () => {
+      const agent = new Agent();
+      const { tokens } = await signIn(h, config, agent, 'frank@example.com');
+      const { store } = h.reference.plugin;
+      const measure = async (work: () => Promise<unknown>) => {
+        const before = { commands: store.commandsSent, trips: store.roundTrips };
+        await work();
+        return { commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips };
+      };
+      expect(await measure(() => oidc.refreshTokenGrant(config, tokens.refresh_token!))).to.deep.equal({ commands: 9, trips: 6 });
+
+      const verifier = oidc.randomPKCECodeVerifier();
+      const redirectUri = site.redirect_uris![0]!;
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri, scope: 'openid', state: 's2',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      });
+      const res = await agent.follow(await agent.get(url.href), (u) => u.startsWith(redirectUri));
+      const callback = new URL(res.location!);
+      expect(await measure(() => oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's2' })))
+        .to.deep.equal({ commands: 9, trips: 6 });
+    });
+
     it('leaves no key without a TTL except the documented persistent account keys', async () => {
       const left = await keysWithoutTtl(h.reference.plugin.store, [/:account:\{/, /:account-email:\{/]);
       expect(left).to.deep.equal([]);
