@@ -3,8 +3,10 @@
  * redis-server on a free port), then runs mocha with REDIS_URL set.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+
+import { freePort } from './helpers/net.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -17,17 +19,6 @@ function ping(url: string): Promise<boolean> {
     socket.on('error', () => done(false));
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (data) => done(data.toString().startsWith('+PONG') || data.toString().startsWith('-NOAUTH')));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
   });
 }
 

@@ -14,7 +14,7 @@ import { errorPage } from '../../views/error.ts';
 import { codePage } from '../../views/interaction/code.ts';
 import { consentPage } from '../../views/interaction/consent.ts';
 import { loginPage } from '../../views/interaction/login.ts';
-import { pageHeaders, type Page } from '../../views/layout.ts';
+import { sendPage as send } from '../../src/http/page.ts';
 import { loginCodeLetter } from '../../views/letters/login-code.ts';
 import type { Accounts } from './accounts.ts';
 import type { LoginCodes } from './login-codes.ts';
@@ -30,13 +30,6 @@ export interface InteractionDeps {
 }
 
 const emailSchema = z.string().trim().max(254).email();
-
-export function send(ctx: Context, page: Page, status = 200): void {
-  ctx.status = status;
-  ctx.set(pageHeaders(page.csp));
-  ctx.type = 'html';
-  ctx.body = page.html;
-}
 
 /**
  * The reference provider's sign-in: email address, emailed 6-digit code,

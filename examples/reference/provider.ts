@@ -12,7 +12,8 @@ import { negotiateLocale, t } from '../../src/i18n/index.ts';
 import type { Logger } from '../../src/options.ts';
 import { errorPage } from '../../views/error.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
-import { interactionRoutes, send } from './interactions.ts';
+import { sendPage as send } from '../../src/http/page.ts';
+import { interactionRoutes } from './interactions.ts';
 import { createLoginCodes, defaultLoginCodeLimits, type LoginCodeLimits } from './login-codes.ts';
 
 export interface Organization {

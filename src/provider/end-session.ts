@@ -6,18 +6,11 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { negotiateLocale } from '../i18n/index.ts';
 import { readForm } from '../http/body.ts';
 import type { ContactLookup } from '../options.ts';
-import { pageHeaders, type Page } from '../../views/layout.ts';
+import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage } from '../../views/logout.ts';
 
 /** Marks a sign-out whose return address was refused, for the signed-out page. */
 const REJECTED_COOKIE = 'osn.return_rejected';
-
-function send(ctx: { status: number; type: string; body: unknown; set(h: Record<string, string>): void }, page: Page): void {
-  ctx.status = 200;
-  ctx.set(pageHeaders(page.csp));
-  ctx.type = 'html';
-  ctx.body = page.html;
-}
 
 /**
  * Runs before oidc-provider's /session/end. An unregistered
