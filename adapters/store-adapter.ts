@@ -14,6 +14,9 @@ const GRANTABLE = new Set([
   'PreAuthorizedCode',
 ]);
 
+/** Routes that read a token's grant right after the token. */
+const GRANT_ROUTES = new Set(['introspection', 'token', 'userinfo']);
+
 export interface ReplayEvent {
   /** Model of the record presented a second time (RefreshToken, AuthorizationCode, ...). */
   model: string;
@@ -101,7 +104,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       reads.set(key, pending);
     };
     if (payload.expiresWithSession && payload.sessionUid) start(keys.sessionUid(payload.sessionUid));
-    if (payload.grantId) start(keys.record('Grant', payload.grantId));
+    // Revocation finds a token but never reads its grant.
+    if (payload.grantId && GRANT_ROUTES.has(ctx.oidc?.route ?? '')) start(keys.record('Grant', payload.grantId));
     if (reads.size) prefetched.set(ctx, reads);
   }
 

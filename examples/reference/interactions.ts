@@ -63,6 +63,14 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     return { details, client, locale, formAction, uid: details.uid, csrf: csrfFor(details.uid) };
   }
 
+  /** A form POST of the interaction: its state, its fields, its CSRF token checked. */
+  async function loadForm(ctx: Context) {
+    const s = await load(ctx);
+    const form = await readForm(ctx);
+    checkCsrf(s.uid, form.csrf);
+    return { s, form };
+  }
+
   async function finish(ctx: Context, result: InteractionResults) {
     const redirectTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
     ctx.status = 303;
@@ -125,9 +133,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post('/interaction/:uid/email', async (ctx) => {
-    const s = await load(ctx);
-    const form = await readForm(ctx);
-    checkCsrf(s.uid, form.csrf);
+    const { s, form } = await loadForm(ctx);
     const parsed = emailSchema.safeParse(form.email ?? '');
     if (!parsed.success) {
       renderLogin(ctx, s, { email: form.email, error: t(s.locale, 'login.error.invalid_email') }, 400);
@@ -148,18 +154,14 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post('/interaction/:uid/restart', async (ctx) => {
-    const s = await load(ctx);
-    const form = await readForm(ctx);
-    checkCsrf(s.uid, form.csrf);
+    const { s, form } = await loadForm(ctx);
     await loginCodes.cancel(s.uid);
     ctx.status = 303;
     ctx.redirect(`/interaction/${s.uid}`);
   });
 
   router.post('/interaction/:uid/code', async (ctx) => {
-    const s = await load(ctx);
-    const form = await readForm(ctx);
-    checkCsrf(s.uid, form.csrf);
+    const { s, form } = await loadForm(ctx);
     const email = await loginCodes.pendingEmail(s.uid);
     const result = await loginCodes.verify(s.uid, form.code ?? '');
     if ('error' in result) {
@@ -172,9 +174,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post('/interaction/:uid/confirm', async (ctx) => {
-    const s = await load(ctx);
-    const form = await readForm(ctx);
-    checkCsrf(s.uid, form.csrf);
+    const { s, form } = await loadForm(ctx);
     const { prompt, params, session, grantId } = s.details;
     if (prompt.name !== 'consent' || !session) throw new errors.InvalidRequest('nothing to consent to');
     const grant = grantId
@@ -192,9 +192,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post('/interaction/:uid/abort', async (ctx) => {
-    const s = await load(ctx);
-    const form = await readForm(ctx);
-    checkCsrf(s.uid, form.csrf);
+    const { s, form } = await loadForm(ctx);
     await finish(ctx, { error: 'access_denied', error_description: 'the person denied access' });
   });
 

@@ -1,4 +1,3 @@
-import type { MemoryKV } from './memory-kv.ts';
 import { defineScript, loadLua, type Script } from './scripts.ts';
 
 /**
@@ -63,10 +62,6 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
   return members;
 });
 
-export const delIfEq = script('del_if_eq', (kv: MemoryKV, [key], [expected]) => {
-  if (kv.get(key!) === expected) return kv.del(key!);
-  return 0;
-});
 
 export const rateLimit = script('rate_limit', (kv, [key], [limit, windowMs]) => {
   const n = kv.incrby(key!, 1);

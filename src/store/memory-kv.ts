@@ -89,10 +89,6 @@ export class MemoryKV {
     return true;
   }
 
-  persist(key: string): void {
-    this.#expires.delete(key);
-  }
-
   get(key: string): string | null {
     return this.#typed(key, 'string')?.v ?? null;
   }

@@ -50,7 +50,11 @@ describe('single-token revocation and introspection', () => {
 
   it('revoking an access token leaves its refresh token working', async () => {
     const { tokens } = await signIn(h, a, new Agent(), 'r2@example.com');
-    const res = await revoke(tokens.access_token, siteA);
+    const { store } = h.reference.plugin;
+    const before = { commands: store.commandsSent, trips: store.roundTrips };
+    const res = await revoke(tokens.access_token, siteA, 'access_token');
+    // The token, its session (oidc-provider checks the binding), the delete: no grant read.
+    expect({ commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips }).to.deep.equal({ commands: 3, trips: 3 });
     expect(res.status).to.equal(200);
     expect((await introspect(tokens.access_token)).json).to.deep.equal({ active: false });
     const refreshed = await oidc.refreshTokenGrant(a, tokens.refresh_token!);

@@ -134,6 +134,23 @@ describe('sign-out of the service (/session/end)', () => {
     expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
   });
 
+  it('answers a POST to /session/end with the same parameters as a GET, cleaned like one', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, a, agent, 'end4b@example.com');
+    const posted = await agent.request('POST', `${h.issuer}/session/end`, {
+      id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/', state: 's',
+    });
+    expect(posted.status).to.equal(303);
+    const target = new URL(posted.location!);
+    expect(target.pathname).to.equal('/session/end');
+    expect(target.searchParams.get('id_token_hint')).to.equal(tokens.id_token);
+    const page = await agent.follow(posted);
+    expect(page.status).to.equal(200);
+    expect(page.body).to.include('Stay signed in');
+    const res = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
+    expect(res.location).to.equal(`${h.issuer}/session/end/success`);
+  });
+
   it('keeps offline_access grants working after the sign-out', async () => {
     const agent = new Agent();
     const online = await signIn(h, a, agent, 'end5@example.com');

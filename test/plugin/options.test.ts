@@ -214,4 +214,40 @@ describe('plugin configure()', () => {
     expect(await issueRefreshToken!(ctx, fakeClient(['authorization_code']), code)).to.equal(false);
     expect(asked).to.deep.equal(['allowed']);
   });
+
+  type Policy = (ctx: KoaContextWithOIDC, client: unknown, token: unknown) => Promise<boolean>;
+  const policies = (host: Configuration) => {
+    const { features } = plugin.configure<Configuration>(host);
+    return {
+      introspection: features!.introspection!.allowedPolicy as unknown as Policy,
+      revocation: features!.revocation!.allowedPolicy as unknown as Policy,
+    };
+  };
+  const token = (clientId: string) => {
+    const t = { clientId, destroyed: 0, async destroy() { t.destroyed += 1; } };
+    return t;
+  };
+  const own = { clientId: 'a' };
+
+  it('introspection policy: a client sees its own tokens only; a host policy can still say no', async () => {
+    const plain = policies({});
+    expect(await plain.introspection(ctx, own, token('a'))).to.equal(true);
+    expect(await plain.introspection(ctx, own, token('b'))).to.equal(false);
+    const vetoed = policies({ features: { introspection: { allowedPolicy: async () => false } } });
+    expect(await vetoed.introspection(ctx, own, token('a'))).to.equal(false);
+  });
+
+  it('revocation policy: destroys the client\'s own token itself and stops the grant cascade; a host veto destroys nothing', async () => {
+    const plain = policies({});
+    const mine = token('a');
+    expect(await plain.revocation(ctx, own, mine)).to.equal(false);
+    expect(mine.destroyed).to.equal(1);
+    const theirs = token('b');
+    expect(await plain.revocation(ctx, own, theirs)).to.equal(false);
+    expect(theirs.destroyed).to.equal(0);
+    const vetoed = policies({ features: { revocation: { allowedPolicy: async () => false } } });
+    const kept = token('a');
+    expect(await vetoed.revocation(ctx, own, kept)).to.equal(false);
+    expect(kept.destroyed).to.equal(0);
+  });
 });
