@@ -61,6 +61,18 @@ export const optionsSchema = z.object({
     /** The From address of every letter. */
     from: z.string().min(3).default('no-reply@localhost'),
   }).default({ from: 'no-reply@localhost' }),
+  /**
+   * Organizations whose sites only their members may use. Admins and members
+   * are account ids; admins may remove members (console, or `removeMember`),
+   * which revokes the member's access to the organization's sites at once.
+   */
+  organizations: z.array(z.object({
+    id: z.string().min(1).max(100).regex(/^[^{}]*$/, 'must not contain { or }'),
+    name: z.string().min(1).max(200),
+    admins: z.array(z.string().min(1)).default([]),
+    members: z.array(z.string().min(1)).default([]),
+    clients: z.array(z.string().min(1)).default([]),
+  }).strict()).default([]).refine((orgs) => new Set(orgs.map((o) => o.id)).size === orgs.length, 'organization ids must be unique'),
   /** accountId -> { email?, locale? }, supplied by the host. */
   contacts: fn<ContactLookup>('must be a function accountId => { email?, locale? }'),
   logger: z.custom<Logger>(

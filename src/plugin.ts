@@ -5,9 +5,18 @@ import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter
 import { consoleLogger } from './log.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { resolveOptions, type Logger, type ResolvedOptions, type SignoutNotifyOptions } from './options.ts';
+import { randomBytes } from 'node:crypto';
+
+import { consoleRoutes } from './console/routes.ts';
+import { createCsrf } from './http/csrf.ts';
+import { createOrganizations, type Organizations } from './orgs/organizations.ts';
 import { configureProvider } from './provider/configure.ts';
 import { endSessionPreStep } from './provider/end-session.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
+import { reportReplay, watchReuse } from './provider/reuse.ts';
+import { createSiteAccess, type BlockResult, type RemoveMemberResult, type UnblockResult } from './sites/access.ts';
+import { createConnectedSites, type ConnectedSite, type ConnectedSites } from './sites/connected-sites.ts';
+import { recordSignIns } from './sites/record-sign-in.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 
 export interface SignoutNotify {
@@ -20,6 +29,24 @@ export interface SignoutNotify {
   /** Sends letters (SMTP, the host's transport, or the development outbox). */
   readonly mailer: Mailer;
   readonly logger: Logger;
+  /** The sites each person signed in to (Connected sites). */
+  readonly sites: ConnectedSites;
+  readonly organizations: Organizations;
+  /** Every site the person signed in to, most recently used first. */
+  connectedSites(accountId: string): Promise<ConnectedSite[]>;
+  /**
+   * Block site: revokes the person's grants and tokens at the site, sends it
+   * back-channel logout, and refuses it tokens until unblocked. Needs attach().
+   */
+  blockSite(accountId: string, clientId: string): Promise<BlockResult>;
+  unblockSite(accountId: string, clientId: string): Promise<UnblockResult>;
+  /**
+   * An organization admin removes a member: the member's grants at the
+   * organization's sites are revoked, back-channel logout is sent, and later
+   * sign-ins and refreshes there are refused. Authorization is the caller's
+   * job (the console route checks the admin).
+   */
+  removeMember(orgId: string, accountId: string): Promise<RemoveMemberResult>;
   /** Returns the host's configuration with the plugin's settings merged in. */
   configure<T extends Configuration>(host: T): T;
   /** Mounts the plugin's routes and event handlers on a provider built from configure(). */
@@ -47,14 +74,20 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
   const adapter = createStoreAdapter(store, {
     clockTolerance: options.clockTolerance,
     defaultTtl: options.defaultTtl,
-    onReplay(event) {
-      logger.warn('refresh token or code replayed: grant revoked', { ...event });
-      provider?.emit('signout_notify.replay_detected', event);
-    },
+    onReplay: (event) => reportReplay(logger, provider, event),
   });
 
   const mailer = createMailer(options.mail);
   let provider: Provider | undefined;
+  const sites = createConnectedSites(store);
+  const organizations = createOrganizations(store, options.organizations);
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider: () => provider });
+  // Form tokens are keyed by the provider's cookie keys, so every instance agrees.
+  const fallbackSecret = randomBytes(32);
+  const csrf = createCsrf(() => {
+    const keys = provider?.keys as unknown;
+    return Array.isArray(keys) && keys.length > 0 ? String(keys[0]) : fallbackSecret;
+  });
 
   return {
     options,
@@ -62,17 +95,31 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     adapter,
     mailer,
     logger,
+    sites,
+    organizations,
+    connectedSites: (accountId) => sites.list(accountId),
+    blockSite: access.blockSite,
+    unblockSite: access.unblockSite,
+    removeMember: access.removeMember,
     configure: (host) => configureProvider(host, {
       adapter,
       logger,
       allowPrivateFetchHosts: options.allowPrivateFetchHosts,
       serviceName: options.serviceName,
       contacts: options.contacts,
+      sites,
+      orgs: organizations,
     }),
     attach(target) {
       provider = target;
       target.use(missingClientAuthIsInvalidClient());
       target.use(endSessionPreStep(target));
+      target.use(recordSignIns(target, sites, options.defaultTtl));
+      target.use(consoleRoutes({
+        provider: target, sites, orgs: organizations, access, csrf,
+        contacts: options.contacts, serviceName: options.serviceName, logger,
+      }).routes());
+      watchReuse(target, logger);
     },
     async close() {
       await mailer.close();

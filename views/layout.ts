@@ -134,6 +134,14 @@ export function csrfField(csrf: string): SafeHtml {
   return html`<input type="hidden" name="csrf" value="${csrf}">`;
 }
 
+/** A form that is one button: one decision, its own CSRF token. */
+export function decisionForm(action: string, csrf: string, label: string, style: 'primary' | 'secondary'): SafeHtml {
+  return html`<form method="post" action="${action}">
+${csrfField(csrf)}
+<button type="submit" class="${style}">${label}</button>
+</form>`;
+}
+
 export function errorMessage(id: string, message: string | undefined): SafeHtml {
   return message ? html`<p id="${id}" class="error" role="alert">${message}</p>` : html``;
 }

@@ -1,5 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
@@ -9,12 +7,12 @@ import { z } from 'zod';
 
 import { negotiateLocale, t, type Locale } from '../../src/i18n/index.ts';
 import { readForm } from '../../src/http/body.ts';
+import { createCsrf } from '../../src/http/csrf.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
-import { errorPage } from '../../views/error.ts';
 import { codePage } from '../../views/interaction/code.ts';
 import { consentPage } from '../../views/interaction/consent.ts';
 import { loginPage } from '../../views/interaction/login.ts';
-import { sendPage as send } from '../../src/http/page.ts';
+import { htmlErrors, sendPage as send } from '../../src/http/page.ts';
 import { loginCodeLetter } from '../../views/letters/login-code.ts';
 import type { Accounts } from './accounts.ts';
 import type { LoginCodes } from './login-codes.ts';
@@ -39,14 +37,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const { provider, accounts, loginCodes, mailer, serviceName } = deps;
   const router = new Router();
 
-  const csrfFor = (uid: string) => createHmac('sha256', deps.secret).update(`interaction\0${uid}`).digest('base64url');
-  const checkCsrf = (uid: string, given: string | undefined) => {
-    const expected = Buffer.from(csrfFor(uid));
-    const actual = Buffer.from(given ?? '');
-    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-      throw new errors.InvalidRequest('the form is out of date; reload the page');
-    }
-  };
+  const csrf = createCsrf(() => deps.secret);
 
   async function load(ctx: Context) {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
@@ -60,14 +51,14 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     // Chrome applies form-action to the redirect after a POST: allow the
     // client's own redirect targets, nothing else.
     const formAction = [...(client?.redirectUris ?? [])];
-    return { details, client, locale, formAction, uid: details.uid, csrf: csrfFor(details.uid) };
+    return { details, client, locale, formAction, uid: details.uid, csrf: csrf.token('interaction', details.uid) };
   }
 
   /** A form POST of the interaction: its state, its fields, its CSRF token checked. */
   async function loadForm(ctx: Context) {
     const s = await load(ctx);
     const form = await readForm(ctx);
-    checkCsrf(s.uid, form.csrf);
+    csrf.verify('interaction', s.uid, form.csrf);
     return { s, form };
   }
 
@@ -91,18 +82,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }), status);
   }
 
-  router.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      if (!(err instanceof errors.OIDCProviderError)) throw err;
-      const locale = negotiateLocale({ acceptLanguage: ctx.get('accept-language') });
-      const message = err instanceof errors.SessionNotFound
-        ? t(locale, 'error.session_expired')
-        : err.error_description ?? err.message;
-      send(ctx, errorPage({ locale, serviceName, title: t(locale, 'error.title'), message, status: err.statusCode }), err.statusCode);
-    }
-  });
+  router.use(htmlErrors(serviceName));
 
   router.get('/interaction/:uid', async (ctx) => {
     const s = await load(ctx);

@@ -81,6 +81,12 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
   });
   const accounts = createAccounts(plugin.store);
   const { logger } = plugin;
+  // The configuration names people by address; the plugin knows account ids.
+  // Listed people get their account now, as an organization would provision it.
+  const ids = async (emails: string[]) => Promise.all(emails.map(async (email) => (await accounts.findOrCreate(email)).accountId));
+  plugin.organizations.define(await Promise.all((settings.organizations ?? []).map(async (org) => ({
+    ...org, admins: await ids(org.admins), members: await ids(org.members),
+  }))));
 
   let jwks = settings.jwks;
   if (!jwks) {

@@ -2,8 +2,11 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { ContactLookup, Logger } from '../options.ts';
+import type { Organizations } from '../orgs/organizations.ts';
+import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
+import { interactionUrl, siteAccessPolicy } from './site-access-policy.ts';
 
 type Features = NonNullable<Configuration['features']>;
 
@@ -13,6 +16,8 @@ export interface ConfigureDeps {
   allowPrivateFetchHosts: string[];
   serviceName: string;
   contacts: ContactLookup;
+  sites: ConnectedSites;
+  orgs: Organizations;
 }
 
 type Policy = (...args: never[]) => Promise<boolean> | boolean;
@@ -31,6 +36,7 @@ function both<P extends Policy>(host: P | undefined, ours: P): P {
 export function configureProvider<T extends Configuration>(host: T, deps: ConfigureDeps): T {
   const hostFeatures: Features = host.features ?? {};
   const hostIssueRefreshToken = host.issueRefreshToken;
+  const hostFindAccount = host.findAccount;
   const hostFetch = host.fetch ?? ((url: URL | string, init: RequestInit) => globalThis.fetch(url, init));
   const pageDeps = { serviceName: deps.serviceName, contacts: deps.contacts, pairwiseIdentifier: host.pairwiseIdentifier };
   const privateHosts = new Set(deps.allowPrivateFetchHosts.map((h) => h.toLowerCase()));
@@ -60,6 +66,20 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       if (hostIssueRefreshToken) return hostIssueRefreshToken(ctx, client, code);
       return true;
     },
+    // A token is only as good as the person's membership: a token of a removed
+    // organization member that escaped the revocation fails at refresh, code
+    // exchange and userinfo, because the account is "not found" for it.
+    async findAccount(ctx: KoaContextWithOIDC, sub: string, token?: { clientId?: string }) {
+      // Without the host's, oidc-provider's development default: every sub exists.
+      const account = hostFindAccount ? await hostFindAccount(ctx, sub, token as never) : { accountId: sub, claims: () => ({ sub }) };
+      if (account && token?.clientId && !(await deps.orgs.mayUse(sub, token.clientId))) return undefined;
+      return account;
+    },
+    interactions: {
+      ...host.interactions,
+      policy: siteAccessPolicy(host.interactions?.policy, { sites: deps.sites, orgs: deps.orgs }),
+      url: interactionUrl(host.interactions?.url),
+    },
     features: {
       ...hostFeatures,
       revocation: {
@@ -70,7 +90,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       introspection: {
         ...hostFeatures.introspection,
         enabled: true,
-        allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy),
+        allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy(deps.orgs)),
       },
       rpInitiatedLogout: {
         ...hostFeatures.rpInitiatedLogout,

@@ -1,18 +1,25 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
+import type { Organizations } from '../orgs/organizations.ts';
+
 type Client = KoaContextWithOIDC['oidc']['client'] & object;
 interface PresentedToken {
   clientId?: string | undefined;
+  accountId?: string | undefined;
   destroy(): Promise<void>;
 }
 
 /**
  * features.introspection.allowedPolicy: a client learns about its own tokens
  * only; any other token is `{ "active": false }` (RFC 7662 lets the server
- * decide what a caller may see).
+ * decide what a caller may see). A token of a person who is no longer a
+ * member of the organization owning the client is inactive too.
  */
-export async function introspectionAllowedPolicy(_ctx: KoaContextWithOIDC, client: Client, token: PresentedToken): Promise<boolean> {
-  return token.clientId === client.clientId;
+export function introspectionAllowedPolicy(orgs: Organizations) {
+  return async (_ctx: KoaContextWithOIDC, client: Client, token: PresentedToken): Promise<boolean> => {
+    if (token.clientId !== client.clientId) return false;
+    return !token.accountId || orgs.mayUse(token.accountId, client.clientId);
+  };
 }
 
 /**

@@ -63,6 +63,38 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
 });
 
 
+export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, now, scopes, sid, sessionExpiresAt]) => {
+  const at = Number(now);
+  const current = kv.hget(sites!, clientId!);
+  const site = current ? JSON.parse(current) as Record<string, unknown> : { firstSignInAt: at, status: 'connected' };
+  site.lastSignInAt = at;
+  site.scopes = scopes;
+  kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
+  if (sid) {
+    kv.zadd(sids!, Number(sessionExpiresAt), sid);
+    kv.zremrangebyscore(sids!, -Infinity, at);
+    const last = kv.zentries(sids!).at(-1);
+    if (last) kv.pexpireat(sids!, last[1]);
+  }
+  return site.status as string;
+});
+
+export const siteStatus = script('site_status', (kv, [sites], [clientId, status, now]) => {
+  const current = kv.hget(sites!, clientId!);
+  if (current === null) return null;
+  const site = JSON.parse(current) as Record<string, unknown>;
+  const previous = site.status as string;
+  if (status === 'blocked') {
+    if (previous !== 'blocked') site.blockedAt = Number(now);
+  } else {
+    delete site.blockedAt;
+  }
+  site.status = status;
+  kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
+  return previous;
+});
+
+
 export const rateLimit = script('rate_limit', (kv, [key], [limit, windowMs]) => {
   const n = kv.incrby(key!, 1);
   if (n === 1) kv.pexpire(key!, Number(windowMs));
@@ -108,6 +140,10 @@ export const hset = script('hset', (kv, [key], pairs) => {
   kv.hset(key!, pairsToObject(pairs));
   return Object.keys(kv.hgetall(key!)).length - before;
 });
+
+export const hsetnx = script('hsetnx', (kv, [key], [field, value]) => (kv.hsetnx(key!, field!, value!) ? 1 : 0));
+
+export const hdel = script('hdel', (kv, [key], fields) => kv.hdel(key!, ...fields));
 
 function pairsToObject(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};

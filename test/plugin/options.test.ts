@@ -150,7 +150,7 @@ describe('plugin configure()', () => {
   const fakeClient = (grants: string[]) => ({ grantTypeAllowed: (grant: string) => grants.includes(grant) }) as unknown as Client;
   const code = {} as Code;
 
-  it("keeps the host's configuration and sets rotation, the four features and the adapter", () => {
+  it("keeps the host's configuration and sets rotation, the four features and the adapter", async () => {
     const clients = [{ client_id: 'host-client', client_secret: 'host-secret-0123456789', redirect_uris: ['https://rp.example/cb'] }];
     const findAccount: Configuration['findAccount'] = async (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) });
     const ttl = { AccessToken: 600, Session: 3600 };
@@ -166,7 +166,8 @@ describe('plugin configure()', () => {
     const out = plugin.configure(host);
 
     expect(out.clients).to.equal(clients);
-    expect(out.findAccount).to.equal(findAccount);
+    // Wrapped for the organization check, and still the host's accounts.
+    expect(await out.findAccount!(undefined as never, 'alice', undefined)).to.include({ accountId: 'alice' });
     expect(out.ttl).to.equal(ttl);
     expect(out.extraParams).to.equal(extraParams);
     expect(out.rotateRefreshToken).to.equal(true);
@@ -179,7 +180,8 @@ describe('plugin configure()', () => {
     for (const name of ['revocation', 'introspection', 'rpInitiatedLogout', 'backchannelLogout'] as const) {
       expect(features[name]?.enabled, name).to.equal(true);
     }
-    for (const name of ['clients', 'findAccount', 'ttl', 'extraParams', 'features', 'adapter', 'rotateRefreshToken', 'issueRefreshToken']) {
+    expect(out.interactions?.policy?.map((p) => p.name)).to.deep.equal(['login', 'site_access', 'consent']);
+    for (const name of ['clients', 'findAccount', 'ttl', 'extraParams', 'features', 'adapter', 'rotateRefreshToken', 'issueRefreshToken', 'interactions']) {
       expect(out, name).to.have.property(name);
     }
     // The host's object is left as it was.

@@ -2,7 +2,7 @@ import { t } from '../../src/i18n/index.ts';
 import type { Locale, MessageKey } from '../../src/i18n/index.ts';
 import { fillHtml, html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
-import { csrfField, formTargets, renderPage } from '../layout.ts';
+import { decisionForm, formTargets, renderPage } from '../layout.ts';
 import type { Page } from '../layout.ts';
 
 export type ConsentPageInput = {
@@ -52,12 +52,6 @@ function clientLink(locale: Locale, clientUri: string | undefined): SafeHtml | n
   return html`<p class="muted"><a href="${url.href}" target="_blank" rel="noopener noreferrer">${t(locale, 'consent.client_site', { host: url.host })}</a></p>`;
 }
 
-function decisionForm(action: string, csrf: string, label: string, style: string): SafeHtml {
-  return html`<form method="post" action="${action}">
-${csrfField(csrf)}
-<button type="submit" class="${style}">${label}</button>
-</form>`;
-}
 
 export function consentPage(input: ConsentPageInput): Page {
   const { locale, clientName, accountEmail } = input;

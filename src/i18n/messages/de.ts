@@ -60,4 +60,10 @@ export const de: Record<keyof typeof en, string> = {
   "signedout.body": "Sie sind auf diesem Gerät von {serviceName} abgemeldet.",
   "signedout.site": "Sie können diese Seite schließen oder zu {clientName} zurückkehren.",
   "signedout.rejected": "Die Website wollte Sie an eine Adresse zurückschicken, die sie nicht registriert hat. Deshalb haben wir Sie nicht dorthin weitergeleitet.",
+  "blocked.title": "Sie haben {clientName} am {date} blockiert",
+  "blocked.body": "Solange die Website blockiert ist, kann {clientName} Sie nicht anmelden, erhält keine Informationen über Sie und kann Ihnen keine Nachrichten senden.",
+  "blocked.unblock_explain": "Entsperren und fortfahren: {clientName} kann Sie wieder anmelden. Die Website fragt erneut nach Ihrer Zustimmung; frühere Berechtigungen kommen nicht zurück.",
+  "blocked.cancel_explain": "Abbrechen: {clientName} bleibt blockiert, und Sie kehren ohne Anmeldung zur Website zurück.",
+  "blocked.unblock": "Entsperren und fortfahren",
+  "blocked.cancel": "Abbrechen",
 };

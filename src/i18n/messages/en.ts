@@ -58,4 +58,10 @@ export const en = {
   "signedout.body": "You are signed out of {serviceName} on this device.",
   "signedout.site": "You can close this page or go back to {clientName}.",
   "signedout.rejected": "The site asked to send you back to an address it has not registered, so we did not send you there.",
+  "blocked.title": "You blocked {clientName} on {date}",
+  "blocked.body": "While it is blocked, {clientName} cannot sign you in, gets no information about you and cannot send you messages.",
+  "blocked.unblock_explain": "Unblock and continue: {clientName} can sign you in again. It asks for your permission again; nothing it had before comes back.",
+  "blocked.cancel_explain": "Cancel: {clientName} stays blocked and you go back to it without being signed in.",
+  "blocked.unblock": "Unblock and continue",
+  "blocked.cancel": "Cancel",
 } as const;

@@ -61,4 +61,10 @@ export const fr: Record<keyof typeof en, string> = {
   "signedout.body": "Vous êtes déconnecté de {serviceName} sur cet appareil.",
   "signedout.site": "Vous pouvez fermer cette page ou revenir sur {clientName}.",
   "signedout.rejected": "Le site voulait vous renvoyer vers une adresse qu’il n’a pas enregistrée ; nous ne vous y avons donc pas envoyé.",
+  "blocked.title": "Vous avez bloqué {clientName} le {date}",
+  "blocked.body": "Tant qu’il est bloqué, {clientName} ne peut pas vous connecter, ne reçoit aucune information sur vous et ne peut pas vous envoyer de messages.",
+  "blocked.unblock_explain": "Débloquer et continuer : {clientName} pourra de nouveau vous connecter. Votre autorisation vous sera redemandée ; aucun accès antérieur n’est rétabli.",
+  "blocked.cancel_explain": "Annuler : {clientName} reste bloqué et vous y retournez sans être connecté.",
+  "blocked.unblock": "Débloquer et continuer",
+  "blocked.cancel": "Annuler",
 };

@@ -1,0 +1,121 @@
+import * as commands from '../store/commands.ts';
+import type { Store } from '../store/store.ts';
+
+/** `connected`: the site may sign the person in and write to them. `blocked`: Block site was pressed. */
+export type SiteStatus = 'connected' | 'blocked';
+
+/** One site a person signed in to, as the console's Connected sites list shows it. */
+export interface ConnectedSite {
+  clientId: string;
+  /** ms since the epoch. */
+  firstSignInAt: number;
+  lastSignInAt: number;
+  /** Scopes of the last sign-in's grant. */
+  scopes: string[];
+  /** The site may act while the person is not signed in (scope offline_access). */
+  offlineAccess: boolean;
+  status: SiteStatus;
+  /** When Block site was pressed (status `blocked` only). */
+  blockedAt?: number;
+}
+
+export interface SignInRecord {
+  accountId: string;
+  clientId: string;
+  /** The subject the site sees in its ID tokens (pairwise subjects included). */
+  sub: string;
+  scopes: string[];
+  /** The session's sid for this site, for back-channel logout. */
+  sid?: string | undefined;
+  /** When the session ends (ms since the epoch). */
+  sessionExpiresAt?: number | undefined;
+  at?: number;
+}
+
+/**
+ * Key layout (persistent data, no TTL except the sid index); documented in the
+ * README ("Redis keys"). Account keys share the account's hash tag.
+ */
+export function siteKeys(prefix: string) {
+  return {
+    sites: (accountId: string) => `${prefix}account:{${accountId}}:sites`,
+    sids: (accountId: string, clientId: string) => `${prefix}account:{${accountId}}:sids:${clientId}`,
+    subjects: (clientId: string) => `${prefix}site:{${clientId}}:subjects`,
+  };
+}
+
+function parse(clientId: string, json: string): ConnectedSite {
+  const raw = JSON.parse(json) as { firstSignInAt: number; lastSignInAt: number; scopes?: string; status: SiteStatus; blockedAt?: number };
+  const scopes = (raw.scopes ?? '').split(' ').filter(Boolean);
+  return {
+    clientId,
+    firstSignInAt: raw.firstSignInAt,
+    lastSignInAt: raw.lastSignInAt,
+    scopes,
+    offlineAccess: scopes.includes('offline_access'),
+    status: raw.status,
+    ...(raw.status === 'blocked' && raw.blockedAt !== undefined ? { blockedAt: raw.blockedAt } : {}),
+  };
+}
+
+/**
+ * The sites each person signed in to: written at every completed sign-in,
+ * read by the console, by Block site and by /api/notify (which maps a site's
+ * `sub` back to the account).
+ */
+export function createConnectedSites(store: Store) {
+  const keys = siteKeys(store.prefix);
+
+  return {
+    keys,
+
+    /** Writes a completed sign-in (one round trip: two keys in two slots, sent together). */
+    async recordSignIn(record: SignInRecord): Promise<SiteStatus> {
+      const at = record.at ?? Date.now();
+      const [status] = await Promise.all([
+        store.run(
+          commands.siteSignIn(),
+          [keys.sites(record.accountId), keys.sids(record.accountId, record.clientId)],
+          [record.clientId, at, record.scopes.join(' '), record.sid ?? '', record.sessionExpiresAt ?? at],
+        ),
+        store.run(commands.hset(), [keys.subjects(record.clientId)], [record.sub, record.accountId]),
+      ]);
+      return status as SiteStatus;
+    },
+
+    async get(accountId: string, clientId: string): Promise<ConnectedSite | undefined> {
+      const [json] = await store.hmget(keys.sites(accountId), [clientId]);
+      return json == null ? undefined : parse(clientId, json);
+    },
+
+    /** Every site the person signed in to, most recently used first. */
+    async list(accountId: string): Promise<ConnectedSite[]> {
+      const all = await store.hgetall(keys.sites(accountId));
+      return Object.entries(all)
+        .map(([clientId, json]) => parse(clientId, json))
+        .sort((a, b) => b.lastSignInAt - a.lastSignInAt || a.clientId.localeCompare(b.clientId));
+    },
+
+    /** The account behind a subject the site received, if it ever signed this person in. */
+    async accountFor(clientId: string, sub: string): Promise<string | undefined> {
+      const [accountId] = await store.hmget(keys.subjects(clientId), [sub]);
+      return accountId ?? undefined;
+    },
+
+    /** Sets the status; returns the previous one, or undefined when the person never signed in there. */
+    async setStatus(accountId: string, clientId: string, status: SiteStatus, at = Date.now()): Promise<SiteStatus | undefined> {
+      const previous = await store.run(commands.siteStatus(), [keys.sites(accountId)], [clientId, status, at]);
+      return (previous ?? undefined) as SiteStatus | undefined;
+    },
+
+    /** Live sids of the person's sessions that signed in to the site. */
+    async sids(accountId: string, clientId: string): Promise<string[]> {
+      const now = Date.now();
+      return (await store.zentries(keys.sids(accountId, clientId)))
+        .filter(([, expiresAt]) => expiresAt > now)
+        .map(([sid]) => sid);
+    },
+  };
+}
+
+export type ConnectedSites = ReturnType<typeof createConnectedSites>;

@@ -1,0 +1,37 @@
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+import { subjectFor } from '../provider/subject.ts';
+import type { ConnectedSites } from './connected-sites.ts';
+
+/**
+ * Writes every completed sign-in at a site into Connected sites, with the
+ * `sub` the site received (so /api/notify can find the person) and the
+ * session's sid (so Block site can send back-channel logout). oidc-provider
+ * announces success with an event it does not wait for; this step waits for
+ * the write before the browser is sent back to the site, so the site never
+ * holds a `sub` the service does not know yet.
+ */
+export function recordSignIns(provider: Provider, sites: ConnectedSites, sessionTtlFallback: number): Middleware {
+  const succeeded = new WeakSet<object>();
+  provider.on('authorization.success', (ctx: KoaContextWithOIDC) => succeeded.add(ctx));
+
+  return async (ctx, next) => {
+    await next();
+    if (!succeeded.has(ctx)) return;
+    const { session, client, grant } = (ctx as unknown as KoaContextWithOIDC).oidc;
+    const accountId = session?.accountId;
+    if (!accountId || !client) return;
+    const now = Date.now();
+    await sites.recordSignIn({
+      accountId,
+      clientId: client.clientId,
+      sub: await subjectFor(provider, ctx as unknown as KoaContextWithOIDC, accountId, client),
+      scopes: (grant?.getOIDCScope() ?? '').split(' ').filter(Boolean),
+      sid: session.sidFor(client.clientId),
+      sessionExpiresAt: typeof session.exp === 'number' ? session.exp * 1000 : now + sessionTtlFallback * 1000,
+      at: now,
+    });
+  };
+}

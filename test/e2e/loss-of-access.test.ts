@@ -1,0 +1,278 @@
+import { expect } from 'chai';
+import * as oidc from 'openid-client';
+
+import { Agent, formFor, type Response } from '../helpers/agent.ts';
+import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
+import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+
+type Line = { level: string; message: string; fields?: Record<string, unknown> };
+
+/** The States and transitions rows in which a site loses access (spec), end to end. */
+describe('loss of access: Block site, theft of a refresh token, organization removal', () => {
+  let h: Harness;
+  let receiver: BackchannelReceiver;
+  const lines: Line[] = [];
+  const logger = {
+    info: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', message, fields }),
+    warn: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'warn', message, fields }),
+    error: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', message, fields }),
+  };
+  let siteA: ReturnType<typeof siteClient>;
+  const siteB = siteClient('loss-b');
+  let orgSite: ReturnType<typeof siteClient>;
+  let a: oidc.Configuration;
+  let b: oidc.Configuration;
+  let org: oidc.Configuration;
+
+  before(async () => {
+    receiver = await startReceiver();
+    siteA = siteClient('loss-a', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
+    orgSite = siteClient('loss-org', { client_name: 'Acme Intranet', backchannel_logout_uri: receiver.url });
+    h = await startHarness('loss', {
+      clients: [siteA, siteB, orgSite],
+      allowPrivateFetchHosts: ['127.0.0.1'],
+      logger,
+      organizations: [{
+        id: 'acme', name: 'Acme', admins: ['boss@acme.example'],
+        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example'], clients: ['loss-org'],
+      }],
+    });
+    a = await discover(h, siteA);
+    b = await discover(h, siteB);
+    org = await discover(h, orgSite);
+  });
+  after(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  const introspect = (config: oidc.Configuration, token: string) => oidc.tokenIntrospection(config, token);
+
+  /** The console's JSON API as the person's browser calls it from the service's own page. */
+  async function api(agent: Agent, method: string, path: string, headers: Record<string, string> = { origin: h.issuer }) {
+    const res = await agent.request(method, `${h.issuer}/console/api${path}`, undefined, { accept: 'application/json', ...headers });
+    return { status: res.status, body: res.body ? JSON.parse(res.body) as unknown : undefined, headers: res.headers };
+  }
+
+  /** The site sends the browser to sign in; follows until the site's callback or a page of the service. */
+  async function authorize(agent: Agent, config: oidc.Configuration, extra: Record<string, string> = {}) {
+    const redirectUri = `${RP}/${config.clientMetadata().client_id}/callback`;
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri, scope: 'openid email', state: 'st-1',
+      code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', ...extra,
+    });
+    return agent.follow(await agent.get(url.href), (u) => u.startsWith(RP));
+  }
+
+  const callbackParams = (res: Response) => Object.fromEntries(new URL(res.location!).searchParams);
+  const accountId = async (email: string) => (await h.reference.accounts.findByEmail(email))!.accountId;
+
+  describe('Block site', () => {
+    it('kills every grant and token of that account at that site, sends back-channel logout, and leaves the rest alone', async () => {
+      const laptop = new Agent();
+      const phone = new Agent();
+      const first = await signIn(h, a, laptop, 'block1@example.com');
+      const second = await signIn(h, a, phone, 'block1@example.com', { scope: 'openid email offline_access', prompt: 'consent' });
+      const otherSite = await signIn(h, b, laptop, 'block1@example.com');
+      const otherPerson = await signIn(h, a, new Agent(), 'block1-other@example.com');
+      const sids = [first.tokens.claims()!.sid, second.tokens.claims()!.sid];
+      const before = receiver.tokens.length;
+
+      const res = await api(laptop, 'POST', '/sites/loss-a/block');
+      expect(res.status).to.equal(204);
+
+      for (const { tokens } of [first, second]) {
+        expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+        expect(await introspect(a, tokens.access_token)).to.deep.equal({ active: false });
+      }
+      expect((await introspect(b, otherSite.tokens.access_token)).active).to.equal(true);
+      expect((await oidc.refreshTokenGrant(b, otherSite.tokens.refresh_token!)).access_token).to.be.a('string');
+      expect((await introspect(a, otherPerson.tokens.access_token)).active).to.equal(true);
+
+      // One logout token per session of the person at the site (the site requires sid).
+      const received = receiver.tokens.slice(before);
+      expect(received).to.have.length(2);
+      const payloads = await Promise.all(received.map((t) => receiver.verify(t, h.issuer, 'loss-a')));
+      expect(payloads.map((p) => p.sub)).to.deep.equal([first.tokens.claims()!.sub, first.tokens.claims()!.sub]);
+      expect(payloads.map((p) => p.sid).sort()).to.deep.equal([...sids].sort());
+      expect(payloads[0]!.events).to.deep.equal({ 'http://schemas.openid.net/event/backchannel-logout': {} });
+
+      const sites = (await api(laptop, 'GET', '/sites')).body as { clientId: string; status: string; blockedAt?: string; offlineAccess: boolean }[];
+      expect(sites.map((s) => [s.clientId, s.status])).to.have.deep.members([['loss-a', 'blocked'], ['loss-b', 'connected']]);
+      expect(Date.parse(sites.find((s) => s.clientId === 'loss-a')!.blockedAt!)).to.be.closeTo(Date.now(), 60_000);
+    });
+
+    it('then gives the site no tokens: signing in there shows "You blocked … on <date>", and Cancel answers access_denied', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'block2@example.com');
+      expect((await api(agent, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+
+      const page = await authorize(agent, a);
+      expect(page.status).to.equal(200);
+      expect(new URL(page.url).pathname).to.match(/^\/console\/blocked-site\/[\w-]+$/);
+      const date = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(Date.now());
+      expect(page.body).to.include(`<h1>You blocked Site loss-a on ${date}</h1>`);
+      expect(page.headers.get('content-security-policy')).to.include("default-src 'none'");
+
+      const done = await agent.follow(await agent.submit(page, formFor(page.body, '/cancel')), (u) => u.startsWith(RP));
+      expect(callbackParams(done)).to.deep.include({ error: 'access_denied', error_description: 'the person has blocked this site', state: 'st-1' });
+      expect(callbackParams(done)).to.not.have.property('code');
+
+      // Without a page to show (prompt=none) the answer is access_denied at once.
+      const silent = await authorize(agent, a, { prompt: 'none' });
+      expect(callbackParams(silent)).to.deep.include({ error: 'access_denied', state: 'st-1' });
+    });
+
+    it('"Unblock and continue" asks for consent again and then the site gets tokens', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'block3@example.com');
+      expect((await api(agent, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+      const page = await authorize(agent, a);
+      const consent = await agent.follow(await agent.submit(page, formFor(page.body, '/unblock')), (u) => u.startsWith(RP));
+      // Nothing the site had comes back: the person is asked again.
+      expect(consent.body).to.include('/confirm"');
+      const done = await agent.follow(await agent.submit(consent, formFor(consent.body, '/confirm')), (u) => u.startsWith(RP));
+      expect(callbackParams(done)).to.have.property('code');
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(sites.find((s) => s.clientId === 'loss-a')!.status).to.equal('connected');
+    });
+
+    it('Unblock in the console lets the site sign the person in again', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'block4@example.com');
+      expect((await api(agent, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+      expect((await api(agent, 'POST', '/sites/loss-a/unblock')).status).to.equal(204);
+      const { tokens } = await signIn(h, a, agent, 'block4@example.com');
+      expect((await introspect(a, tokens.access_token)).active).to.equal(true);
+    });
+
+    it('refuses the console API without a session (401), from another origin (403), and for a site never used (404)', async () => {
+      const stranger = new Agent();
+      expect(await api(stranger, 'GET', '/sites')).to.deep.include({ status: 401, body: { error: 'login_required', error_description: 'sign in to the service first' } });
+      const agent = new Agent();
+      await signIn(h, a, agent, 'block5@example.com');
+      expect(await api(agent, 'POST', '/sites/loss-a/block', { origin: 'https://evil.example' })).to.deep.include({ status: 403, body: { error: 'invalid_request', error_description: 'cross-origin request refused' } });
+      expect((await api(agent, 'POST', '/sites/loss-a/block', {})).status).to.equal(403);
+      expect((await api(agent, 'POST', '/sites/loss-a/block', { 'sec-fetch-site': 'cross-site' })).status).to.equal(403);
+      expect(await api(agent, 'POST', '/sites/loss-b/block')).to.deep.include({ status: 404, body: { error: 'not_found', error_description: 'you never signed in to this site' } });
+      // Nothing was blocked by the refused requests.
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(sites).to.have.length(1);
+      expect(sites[0]!.status).to.equal('connected');
+    });
+
+    it('blocks through the exported blockSite too', async () => {
+      const agent = new Agent();
+      const { tokens } = await signIn(h, a, agent, 'block6@example.com');
+      expect(await h.reference.plugin.blockSite(await accountId('block6@example.com'), 'loss-a')).to.equal('blocked');
+      expect(await h.reference.plugin.blockSite(await accountId('block6@example.com'), 'loss-a')).to.equal('already_blocked');
+      expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await h.reference.plugin.blockSite(await accountId('block6@example.com'), 'loss-b')).to.equal('not_connected');
+    });
+  });
+
+  describe('theft of a refresh token', () => {
+    it('a rotated refresh token presented again revokes the chain; the event is logged with client, account and grant', async () => {
+      const { tokens } = await signIn(h, a, new Agent(), 'theft1@example.com');
+      const events: unknown[] = [];
+      h.reference.provider.on('signout_notify.replay_detected' as never, (e: unknown) => events.push(e));
+      const rotated = await oidc.refreshTokenGrant(a, tokens.refresh_token!);
+      const from = lines.length;
+
+      // The thief (or the victim, whichever comes second) presents the old one.
+      expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await oauthError(oidc.refreshTokenGrant(a, rotated.refresh_token!))).to.equal('invalid_grant');
+      expect(await introspect(a, rotated.access_token)).to.deep.equal({ active: false });
+
+      const grantId = (await h.reference.plugin.adapter.factory('AccessToken').find(tokens.access_token))?.grantId;
+      expect(grantId, 'the access token died with its grant').to.equal(undefined);
+      const report = lines.slice(from).filter((l) => l.message === 'refresh token reuse detected: grant revoked');
+      expect(report).to.have.length(1);
+      expect(report[0]!.level).to.equal('warn');
+      expect(report[0]!.fields).to.include({ model: 'RefreshToken', clientId: 'loss-a', accountId: await accountId('theft1@example.com') });
+      expect(report[0]!.fields!.grantId).to.be.a('string').and.have.length.greaterThan(10);
+      expect(events).to.have.length(1);
+      // No token value reaches the log.
+      expect(JSON.stringify(lines)).to.not.include(tokens.refresh_token!).and.not.include(rotated.refresh_token!);
+    });
+  });
+
+  describe('an organization administrator removes a member', () => {
+    it('revokes the member at the organization’s sites at once and refuses the next sign-in with access_denied', async () => {
+      const member = new Agent();
+      const { tokens } = await signIn(h, org, member, 'ann@acme.example');
+      const elsewhere = await signIn(h, b, member, 'ann@acme.example');
+      const admin = new Agent();
+      await signIn(h, org, admin, 'boss@acme.example');
+      const annId = await accountId('ann@acme.example');
+      const before = receiver.tokens.length;
+
+      const list = await api(admin, 'GET', '/orgs/acme/members');
+      expect(list.status).to.equal(200);
+      expect(list.body).to.deep.include({ accountId: annId, email: 'ann@acme.example', admin: false, status: 'member' });
+
+      expect((await api(admin, 'DELETE', `/orgs/acme/members/${annId}`)).status).to.equal(204);
+
+      expect(await oauthError(oidc.refreshTokenGrant(org, tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await introspect(org, tokens.access_token)).to.deep.equal({ active: false });
+      expect(receiver.tokens.length).to.equal(before + 1);
+      expect((await receiver.verify(receiver.tokens.at(-1)!, h.issuer, 'loss-org')).sub).to.equal(tokens.claims()!.sub);
+      // A site outside the organization keeps its access.
+      expect((await introspect(b, elsewhere.tokens.access_token)).active).to.equal(true);
+
+      // The member's service session lives, but the organization's site is closed to them.
+      const again = await authorize(member, org);
+      expect(callbackParams(again)).to.deep.include({
+        error: 'access_denied',
+        error_description: 'the account is not a member of the organization that owns this site',
+        state: 'st-1',
+      });
+      const members = (await api(admin, 'GET', '/orgs/acme/members')).body as { accountId: string; status: string }[];
+      expect(members.find((m) => m.accountId === annId)!.status).to.equal('removed');
+    });
+
+    it('checks membership again at refresh and introspection, so a token that escaped the revocation still fails', async () => {
+      const { tokens } = await signIn(h, org, new Agent(), 'bob@acme.example');
+      // Only the removal is recorded: the grant and its tokens are left in place.
+      expect(await h.reference.plugin.organizations.recordRemoval('acme', await accountId('bob@acme.example'))).to.equal('removed');
+      expect(await introspect(org, tokens.access_token)).to.deep.equal({ active: false });
+      expect(await oauthError(oidc.refreshTokenGrant(org, tokens.refresh_token!))).to.equal('invalid_grant');
+    });
+
+    it('is refused to anyone but the organization’s admins, and admins cannot be removed', async () => {
+      const member = new Agent();
+      await signIn(h, org, member, 'cy@acme.example');
+      const cyId = await accountId('cy@acme.example');
+      const bossId = await accountId('boss@acme.example');
+      const denied = { status: 403, body: { error: 'access_denied', error_description: 'only the organization’s administrators may do this' } };
+      expect(await api(member, 'GET', '/orgs/acme/members')).to.deep.include(denied);
+      expect(await api(member, 'DELETE', `/orgs/acme/members/${cyId}`)).to.deep.include(denied);
+      expect(await api(member, 'DELETE', `/orgs/nope/members/${cyId}`)).to.deep.include(denied);
+
+      const admin = new Agent();
+      await signIn(h, org, admin, 'boss@acme.example');
+      expect(await api(admin, 'DELETE', `/orgs/acme/members/${bossId}`)).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'administrators are set in the configuration and cannot be removed here' } });
+      expect(await api(admin, 'DELETE', '/orgs/acme/members/nobody')).to.deep.include({ status: 404, body: { error: 'not_found', error_description: 'no such member' } });
+      expect(await api(admin, 'DELETE', `/orgs/acme/members/${cyId}`, { origin: 'https://evil.example' })).to.deep.include({ status: 403 });
+      // cy is still a member after the refused requests.
+      const { tokens } = await signIn(h, org, member, 'cy@acme.example');
+      expect((await introspect(org, tokens.access_token)).active).to.equal(true);
+    });
+
+    it('never lets someone outside the organization sign in to its site', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'outsider@example.com');
+      const res = await authorize(agent, org);
+      expect(callbackParams(res)).to.deep.include({ error: 'access_denied', state: 'st-1' });
+    });
+
+    it('removes through the exported removeMember too', async () => {
+      const { tokens } = await signIn(h, org, new Agent(), 'eve@acme.example');
+      const eveId = await accountId('eve@acme.example');
+      expect(await h.reference.plugin.removeMember('acme', eveId)).to.equal('removed');
+      expect(await oauthError(oidc.refreshTokenGrant(org, tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await h.reference.plugin.removeMember('acme', eveId)).to.equal('already_removed');
+      expect(await h.reference.plugin.removeMember('acme', 'nobody')).to.equal('not_member');
+    });
+  });
+});
