@@ -12,3 +12,7 @@ export type { ReplayEvent, StoreAdapter, StoreAdapterOptions } from '../adapters
 export { MemoryStore, RedisStore } from './store/store.ts';
 export type { Store } from './store/store.ts';
 export type { Letter, Mailer } from './mail/mailer.ts';
+export type { Member, Organization, Organizations } from './orgs/organizations.ts';
+export type { BlockResult, RemoveMemberResult, UnblockResult } from './sites/access.ts';
+export type { ConnectedSite, ConnectedSites, SiteStatus } from './sites/connected-sites.ts';
+export { REPLAY_EVENT } from './provider/reuse.ts';

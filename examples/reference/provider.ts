@@ -7,7 +7,8 @@ import Provider from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import type { Transporter } from 'nodemailer';
 
-import { createSignoutNotify, type SignoutNotify } from '../../src/index.ts';
+import { createSignoutNotify, type Organization as PluginOrganization, type SignoutNotify } from '../../src/index.ts';
+
 import { negotiateLocale, t } from '../../src/i18n/index.ts';
 import type { Logger } from '../../src/options.ts';
 import { errorPage } from '../../views/error.ts';
@@ -16,16 +17,8 @@ import { sendPage as send } from '../../src/http/page.ts';
 import { interactionRoutes } from './interactions.ts';
 import { createLoginCodes, defaultLoginCodeLimits, type LoginCodeLimits } from './login-codes.ts';
 
-export interface Organization {
-  id: string;
-  name: string;
-  /** Admins by email address. */
-  admins: string[];
-  /** Members by email address. */
-  members: string[];
-  /** Client ids of the organization's sites. */
-  clients: string[];
-}
+/** The plugin's Organization, with admins and members named by email address. */
+export type Organization = PluginOrganization;
 
 export interface ReferenceSettings {
   issuer: string;
