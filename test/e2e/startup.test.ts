@@ -14,7 +14,7 @@ import { freePort } from '../helpers/net.ts';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Variables start.ts reads; the newcomer has none of them set. */
-const SETTINGS = ['PORT', 'ISSUER', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'CONFIG_FILE', 'JWKS_FILE', 'JWKS', 'COOKIE_KEYS', 'TRUST_PROXY', 'SERVICE_NAME'];
+const SETTINGS = ['PORT', 'ISSUER', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'CONFIG_FILE', 'JWKS_FILE', 'JWKS', 'COOKIE_KEYS', 'TRUST_PROXY', 'SERVICE_NAME', 'DEMO_PORT', 'ALLOW_PRIVATE_FETCH_HOSTS'];
 
 interface Run {
   child: ChildProcess;
@@ -96,13 +96,23 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
   let run: Run;
   let port: number;
   let base: string;
+  let demoPort: number;
 
   before(async () => {
     port = await freePort();
+    demoPort = await freePort();
     base = `http://localhost:${port}`;
-    run = start({ PORT: String(port) });
+    // The demo site goes to a free port too (its default, 3001, may be taken).
+    run = start({ PORT: String(port), DEMO_PORT: String(demoPort) });
     const [line] = await waitForOutput(run, /^Identity provider listening on .*$/m);
     expect(line).to.equal(`Identity provider listening on ${base} (discovery: ${base}/.well-known/openid-configuration)`);
+  });
+
+  it('starts the demo relying site beside the provider', async () => {
+    await waitForOutput(run, /^Demo site listening on .*$/m);
+    const res = await fetch(`http://localhost:${demoPort}/`);
+    expect(res.status).to.equal(200);
+    expect(await res.text()).to.include('<h1>Demo site</h1>');
   });
   after(stopAll);
 

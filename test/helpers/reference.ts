@@ -104,27 +104,37 @@ export async function signIn(h: Harness, config: oidc.Configuration, agent: Agen
     ...(opts.prompt ? { prompt: opts.prompt } : {}),
   });
   const isCallback = (u: string) => u.startsWith(redirectUri);
+  const { res, pages, code } = await throughSignInPages(h, agent, await agent.get(url.href), isCallback, email);
+  if (!res.location || !isCallback(res.location)) throw new Error(`sign-in did not reach the callback: ${res.status} ${res.url}`);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location), { pkceCodeVerifier: verifier, expectedState: state });
+  return { tokens, pages, code };
+}
+
+/**
+ * The service's sign-in pages as a person goes through them, from the first
+ * response on: address, code from the letter, consent; stops where `stop`
+ * says (the site's callback).
+ */
+export async function throughSignInPages(h: Harness, agent: Agent, start: Response, stop: (url: string) => boolean, email: string): Promise<{ res: Response; pages: Response[]; code: string }> {
   const pages: Response[] = [];
-  let res = await agent.follow(await agent.get(url.href), isCallback);
+  let res = await agent.follow(start, stop);
   let code = '';
-  for (let step = 0; step < 6 && !(res.location && isCallback(res.location)); step += 1) {
+  for (let step = 0; step < 6 && !(res.location && stop(res.location)); step += 1) {
     pages.push(res);
     if (res.body.includes('name="email"')) {
       const sent = h.smtp.letters.length;
-      res = await agent.follow(await agent.submit(res, formFor(res.body, '/email'), { email }), isCallback);
+      res = await agent.follow(await agent.submit(res, formFor(res.body, '/email'), { email }), stop);
       const letter = await h.smtp.waitFor((l, i = h.smtp.letters.indexOf(l)) => i >= sent && l.to !== undefined && JSON.stringify(l.to).includes(email));
       code = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
     } else if (res.body.includes('name="code"')) {
-      res = await agent.follow(await agent.submit(res, formFor(res.body, '/code'), { code }), isCallback);
+      res = await agent.follow(await agent.submit(res, formFor(res.body, '/code'), { code }), stop);
     } else if (res.body.includes('/confirm"')) {
-      res = await agent.follow(await agent.submit(res, formFor(res.body, '/confirm')), isCallback);
+      res = await agent.follow(await agent.submit(res, formFor(res.body, '/confirm')), stop);
     } else {
       throw new Error(`unexpected page ${res.status} ${res.url}:\n${res.body.slice(0, 1500)}`);
     }
   }
-  if (!res.location || !isCallback(res.location)) throw new Error(`sign-in did not reach the callback: ${res.status} ${res.url}`);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location), { pkceCodeVerifier: verifier, expectedState: state });
-  return { tokens, pages, code };
+  return { res, pages, code };
 }
 
 /** The error code of a failed openid-client call. */
