@@ -7,6 +7,7 @@ import { loginPage } from '../../views/interaction/login.ts';
 import { codePage } from '../../views/interaction/code.ts';
 import { consentPage } from '../../views/interaction/consent.ts';
 import { errorPage } from '../../views/error.ts';
+import { blockedSitePage } from '../../views/blocked-site.ts';
 import { loginCodeLetter } from '../../views/letters/login-code.ts';
 
 const SCRIPT = '<script>alert(1)</script>';
@@ -372,5 +373,33 @@ describe('loginCodeLetter', () => {
     expect(letter.html).to.not.include('<script');
     expect(letter.html).to.not.include('<img');
     expect(letter.html).to.not.match(/<a\s/i);
+  });
+});
+
+describe('blocked-site page', () => {
+  const input = {
+    serviceName: 'Example ID',
+    clientName: HOSTILE,
+    blockedAt: Date.UTC(2026, 2, 5, 23, 30),
+    accountEmail: 'ann@example.com',
+    unblockAction: '/console/blocked-site/u1/unblock',
+    cancelAction: '/console/blocked-site/u1/cancel',
+    csrf: 'tok',
+    formAction: ['https://site.example/callback'],
+  };
+
+  it('names the site and the date in the reader\'s language, escaped, with two CSRF-protected one-button forms', () => {
+    const expected = { en: 'March 5, 2026', de: '5. März 2026', fr: '5 mars 2026' } as const;
+    for (const locale of LOCALES) {
+      const page = blockedSitePage({ ...input, locale });
+      expect(page.html).to.not.include(SCRIPT).and.not.include(BREAKOUT);
+      expect(page.html).to.include(expected[locale]);
+      const f = forms(page.html);
+      expect(f.map((x) => x.attrs.action)).to.deep.equal([input.unblockAction, input.cancelAction]);
+      expect(f.map((x) => x.buttons)).to.deep.equal([[t(locale, 'blocked.unblock')], [t(locale, 'blocked.cancel')]]);
+      for (const x of f) expect(x.inputs.map((i) => [i.attrs.name, i.attrs.value])).to.deep.equal([['csrf', 'tok']]);
+      expect(page.csp).to.include("form-action 'self' https://site.example");
+      expect(page.html).to.not.include('<script');
+    }
   });
 });
