@@ -73,6 +73,27 @@ export const optionsSchema = z.object({
     members: z.array(z.string().min(1)).default([]),
     clients: z.array(z.string().min(1)).default([]),
   }).strict()).default([]).refine((orgs) => new Set(orgs.map((o) => o.id)).size === orgs.length, 'organization ids must be unique'),
+  /** POST /api/notify limits (the spec leaves them open; README "Notifications"). */
+  notify: z.object({
+    /** Requests per site per window, whoever they are for. */
+    perClient: z.object({ limit: z.number().int().positive(), windowSeconds: seconds }).strict().prefault({ limit: 1200, windowSeconds: 60 }),
+    /** Requests per site per person per window. */
+    perPerson: z.object({ limit: z.number().int().positive(), windowSeconds: seconds }).strict().prefault({ limit: 30, windowSeconds: 60 * 60 }),
+    /** Messages an inbox keeps; the oldest go first. */
+    inboxSize: z.number().int().positive().max(100_000).default(5000),
+  }).strict().prefault({}),
+  /** The letter queue (BullMQ on `redis`; in-process in the embedded mode). */
+  letters: z.object({
+    /** Send letters in this process (false: a separate process calls startLetterWorker()). */
+    worker: z.boolean().default(true),
+    /** Tries per letter; 4xx answers and network errors are retried, 5xx are not. */
+    attempts: z.number().int().min(1).max(50).default(8),
+    /** First retry after this many ms, doubling each time. */
+    backoffMs: z.number().int().min(10).default(30_000),
+    concurrency: z.number().int().min(1).max(100).default(4),
+    /** How soon a letter whose worker died is taken up again (ms). */
+    stalledIntervalMs: z.number().int().min(100).default(30_000),
+  }).strict().prefault({}),
   /** accountId -> { email?, locale? }, supplied by the host. */
   contacts: fn<ContactLookup>('must be a function accountId => { email?, locale? }'),
   logger: z.custom<Logger>(

@@ -17,6 +17,12 @@ import { reportReplay, watchReuse } from './provider/reuse.ts';
 import { createSiteAccess, type BlockResult, type RemoveMemberResult, type UnblockResult } from './sites/access.ts';
 import { createConnectedSites, type ConnectedSite, type ConnectedSites } from './sites/connected-sites.ts';
 import { recordSignIns } from './sites/record-sign-in.ts';
+import { bullmqLetterQueue, memoryLetterQueue, type LetterQueue } from './notify/letters.ts';
+import { notifyRoutes } from './notify/route.ts';
+import { createSenders, type Senders } from './notify/senders.ts';
+import { letterSender } from './notify/send-letter.ts';
+import { unsubscribeRoutes } from './notify/unsubscribe-routes.ts';
+import { createUnsubscribeTokens } from './notify/unsubscribe-token.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 
 export interface SignoutNotify {
@@ -32,6 +38,12 @@ export interface SignoutNotify {
   /** The sites each person signed in to (Connected sites). */
   readonly sites: ConnectedSites;
   readonly organizations: Organizations;
+  /** Mute switches and category settings per person and site. */
+  readonly senders: Senders;
+  /** The durable letter queue. */
+  readonly letters: LetterQueue;
+  /** Starts sending letters in this process (attach() does it unless `letters.worker` is false). */
+  startLetterWorker(): void;
   /** Every site the person signed in to, most recently used first. */
   connectedSites(accountId: string): Promise<ConnectedSite[]>;
   /**
@@ -82,12 +94,24 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
   const sites = createConnectedSites(store);
   const organizations = createOrganizations(store, options.organizations);
   const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider: () => provider });
-  // Form tokens are keyed by the provider's cookie keys, so every instance agrees.
+  // Form tokens and unsubscribe links are keyed by the provider's cookie
+  // keys (newest first), so every instance agrees and keys rotate together.
   const fallbackSecret = randomBytes(32);
-  const csrf = createCsrf(() => {
+  const secrets = (): (string | Buffer)[] => {
     const keys = provider?.keys as unknown;
-    return Array.isArray(keys) && keys.length > 0 ? String(keys[0]) : fallbackSecret;
+    return Array.isArray(keys) && keys.length > 0 ? keys.map(String) : [fallbackSecret];
+  };
+  const csrf = createCsrf(() => secrets()[0]!);
+  const senders = createSenders(store);
+  const tokens = createUnsubscribeTokens(secrets);
+  const letters = options.redis
+    ? bullmqLetterQueue(options.redis, options.keyPrefix, options.letters, logger)
+    : memoryLetterQueue(options.letters, logger);
+  const sendLetter = letterSender({
+    store, sites, orgs: organizations, senders, contacts: options.contacts, mailer, tokens,
+    provider: () => provider, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
   });
+  const startLetterWorker = () => letters.startWorker(sendLetter);
 
   return {
     options,
@@ -97,6 +121,9 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     logger,
     sites,
     organizations,
+    senders,
+    letters,
+    startLetterWorker,
     connectedSites: (accountId) => sites.list(accountId),
     blockSite: access.blockSite,
     unblockSite: access.unblockSite,
@@ -119,9 +146,16 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
         provider: target, sites, orgs: organizations, access, csrf,
         contacts: options.contacts, serviceName: options.serviceName, logger,
       }).routes());
+      target.use(notifyRoutes({
+        provider: target, store, sites, orgs: organizations, senders, contacts: options.contacts,
+        queue: letters, logger, limits: options.notify,
+      }).routes());
+      target.use(unsubscribeRoutes({ provider: target, senders, tokens, contacts: options.contacts, serviceName: options.serviceName }).routes());
       watchReuse(target, logger);
+      if (options.letters.worker) startLetterWorker();
     },
     async close() {
+      await letters.close();
       await mailer.close();
       await store.close();
     },

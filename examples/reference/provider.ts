@@ -7,7 +7,7 @@ import Provider from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import type { Transporter } from 'nodemailer';
 
-import { createSignoutNotify, type Organization as PluginOrganization, type SignoutNotify } from '../../src/index.ts';
+import { createSignoutNotify, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
 
 import { negotiateLocale, t } from '../../src/i18n/index.ts';
 import type { Logger } from '../../src/options.ts';
@@ -42,6 +42,8 @@ export interface ReferenceSettings {
   serviceName?: string;
   loginCodeLimits?: LoginCodeLimits;
   logger?: Logger;
+  /** More plugin options (notify limits, letter queue, ...), passed through. */
+  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'contacts'>>;
 }
 
 export interface ReferenceProvider {
@@ -71,6 +73,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     },
     logger: settings.logger,
     allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
+    ...settings.plugin,
   });
   const accounts = createAccounts(plugin.store);
   const { logger } = plugin;
@@ -111,6 +114,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     scopes: ['openid', 'email', 'offline_access'],
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: { devInteractions: { enabled: false } },
+    subjectTypes: ['public', 'pairwise'],
     pairwiseIdentifier: async (_ctx, accountId, client) =>
       createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url'),
     ttl: {

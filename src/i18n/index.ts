@@ -1,14 +1,15 @@
 import { en } from './messages/en.ts';
 import { de } from './messages/de.ts';
 import { fr } from './messages/fr.ts';
+import { ar } from './messages/ar.ts';
 
-export const LOCALES = ['en', 'de', 'fr'] as const;
+export const LOCALES = ['en', 'de', 'fr', 'ar'] as const;
 export type Locale = typeof LOCALES[number];
 export type MessageKey = keyof typeof en;
 
-const CATALOGS: Record<Locale, Record<MessageKey, string>> = { en, de, fr };
+const CATALOGS: Record<Locale, Record<MessageKey, string>> = { en, de, fr, ar };
 
-// Listed now so adding e.g. 'ar' to LOCALES flips the direction without touching callers.
+// 'ar' is the one right-to-left locale so far; the others are listed so a new one flips the direction without touching callers.
 const RTL_LANGUAGES: ReadonlySet<string> = new Set(['ar', 'fa', 'he', 'ur', 'ps', 'yi']);
 
 export function isLocale(x: unknown): x is Locale {

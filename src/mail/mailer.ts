@@ -9,6 +9,8 @@ export interface Letter {
   text: string;
   html?: string;
   headers?: Record<string, string>;
+  /** Display name for this letter; the address stays the configured From address. */
+  fromName?: string;
 }
 
 export interface Mailer {
@@ -33,17 +35,21 @@ export function createMailer(mail: ResolvedOptions['mail']): Mailer {
       async send(letter) {
         // Development outbox: letters go to the log so a newcomer can sign in
         // without a mail server. Never used when SMTP is configured.
-        console.log(`\n----- letter (development outbox) -----\nTo: ${letter.to}\nSubject: ${letter.subject}\n\n${letter.text}\n----- end of letter -----\n`);
+        const from = letter.fromName ? `From: ${letter.fromName}\n` : '';
+        console.log(`\n----- letter (development outbox) -----\n${from}To: ${letter.to}\nSubject: ${letter.subject}\n\n${letter.text}\n----- end of letter -----\n`);
       },
       async close() {},
     };
   }
 
   const sender = transport;
+  // The address part of `from` ("Name <a@b>" or "a@b"), for letters sent under another display name.
+  const fromAddress = /<([^<>]+)>\s*$/.exec(mail.from)?.[1] ?? mail.from.trim();
   return {
     development: false,
     async send(letter) {
-      await sender.sendMail({ from: mail.from, ...letter });
+      const { fromName, ...rest } = letter;
+      await sender.sendMail({ ...rest, from: fromName ? { name: fromName, address: fromAddress } : mail.from });
     },
     async close() {
       if (owned) sender.close();

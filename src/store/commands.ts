@@ -94,6 +94,98 @@ export const siteStatus = script('site_status', (kv, [sites], [clientId, status,
   return previous;
 });
 
+export const senderUpdate = script('sender_update', (kv, [senders], [clientId, muted, ...rest]) => {
+  const current = kv.hget(senders!, clientId!);
+  const s = (current ? JSON.parse(current) : {}) as { muted?: boolean; categories?: Record<string, string> };
+  const categories = { ...(s.categories ?? {}) };
+  let isMuted = s.muted === true;
+  if (muted === '1') isMuted = true;
+  else if (muted === '0') isMuted = false;
+  const names = ['transactional', 'product', 'promotions'];
+  names.forEach((name, i) => {
+    const value = rest[i]!;
+    const now = categories[name] ?? rest[3 + i]!;
+    if (value === 'email_off') {
+      if (now === 'account_and_email') categories[name] = 'account';
+    } else if (value !== '') {
+      categories[name] = value;
+    }
+  });
+  const out = JSON.stringify({
+    muted: isMuted,
+    categories: Object.fromEntries(names.map((name, i) => [name, categories[name] ?? rest[3 + i]!])),
+  });
+  kv.hset(senders!, { [clientId!]: out });
+  return out;
+});
+
+function limited(kv: Parameters<Script['memory']>[0], key: string, limit: string, windowMs: string): number | undefined {
+  const n = kv.incrby(key, 1);
+  if (n === 1) kv.pexpire(key, Number(windowMs));
+  if (n <= Number(limit)) return undefined;
+  let left = kv.pttl(key);
+  if (left < 0) {
+    kv.pexpire(key, Number(windowMs));
+    left = Number(windowMs);
+  }
+  return left;
+}
+
+export const notifyClient = script('notify_client', (kv, [subjects, rate, idempotency], [sub, limit, windowMs]) => {
+  if (idempotency) {
+    const answer = kv.get(idempotency);
+    if (answer !== null) return ['replay', answer];
+  }
+  const left = limited(kv, rate!, limit!, windowMs!);
+  if (left !== undefined) return ['rate', left];
+  return ['ok', kv.hget(subjects!, sub!) ?? ''];
+});
+
+export const notifyAccount = script('notify_account', (kv, [sites, senders, rate, order, entries, unread], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep]) => {
+  const site = kv.hget(sites!, clientId!);
+  if (site === null || (JSON.parse(site) as { status?: string }).status !== 'connected') return ['not_connected'];
+  const left = limited(kv, rate!, limit!, windowMs!);
+  if (left !== undefined) return ['rate', left];
+  let delivery = defaultDelivery!;
+  const settings = kv.hget(senders!, clientId!);
+  if (settings !== null) {
+    const s = JSON.parse(settings) as { muted?: boolean; categories?: Record<string, string> };
+    if (s.muted === true) return ['skip', 'muted'];
+    delivery = s.categories?.[category!] ?? delivery;
+  }
+  if (delivery === 'off') return ['skip', 'category_off'];
+  if (kv.hsetnx(entries!, id!, entry!)) {
+    kv.zadd(order!, Number(now), id!);
+    kv.zadd(unread!, Number(now), id!);
+    const excess = kv.zcard(order!) - Number(keep);
+    if (excess > 0) {
+      const old = kv.zentries(order!).slice(0, excess).map(([m]) => m);
+      kv.zrem(order!, ...old);
+      kv.hdel(entries!, ...old);
+      kv.zrem(unread!, ...old);
+    }
+  }
+  return ['stored', delivery];
+});
+
+export const letterClaim = script('letter_claim', (kv, [sent, hold], [holdMs, holder]) => {
+  if (kv.exists(sent!)) return 'sent';
+  if (kv.exists(hold!)) return 'held';
+  kv.set(hold!, holder!, Number(holdMs));
+  return 'claimed';
+});
+
+export const letterDone = script('letter_done', (kv, [sent, hold], [wasSent, keepMs]) => {
+  if (wasSent === '1') kv.set(sent!, '1', Number(keepMs));
+  kv.del(hold!);
+  return 1;
+});
+
+export const putOnce = script('put_once', (kv, [key], [value, ttl]) => {
+  if (kv.exists(key!)) return 0;
+  kv.set(key!, value!, Number(ttl));
+  return 1;
+});
 
 export const rateLimit = script('rate_limit', (kv, [key], [limit, windowMs]) => {
   const n = kv.incrby(key!, 1);

@@ -6,7 +6,7 @@ import { createReferenceProvider, type ReferenceProvider, type ReferenceSettings
 import { Agent, formFor, type Response } from './agent.ts';
 import { freePort } from './net.ts';
 import { dropPrefix, redisClient, uniquePrefix } from './redis.ts';
-import { startSmtpSink, type SmtpSink } from './smtp.ts';
+import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from './smtp.ts';
 
 export const RP = 'http://127.0.0.1:9';
 
@@ -39,8 +39,8 @@ export interface Harness {
 }
 
 /** The reference provider on a free port, on real Redis (or embedded) and a real SMTP sink. */
-export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean } & Partial<ReferenceSettings>): Promise<Harness> {
-  const smtp = await startSmtpSink();
+export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean; smtp?: SmtpSinkOptions } & Partial<ReferenceSettings>): Promise<Harness> {
+  const smtp = await startSmtpSink(opts.smtp);
   const prefix = uniquePrefix(name);
   const redis = opts.embedded ? undefined : redisClient();
   const port = await freePort();
@@ -124,7 +124,7 @@ export async function throughSignInPages(h: Harness, agent: Agent, start: Respon
     if (res.body.includes('name="email"')) {
       const sent = h.smtp.letters.length;
       res = await agent.follow(await agent.submit(res, formFor(res.body, '/email'), { email }), stop);
-      const letter = await h.smtp.waitFor((l, i = h.smtp.letters.indexOf(l)) => i >= sent && l.to !== undefined && JSON.stringify(l.to).includes(email));
+      const letter = await h.smtp.waitFor((l, i = h.smtp.letters.indexOf(l)) => i >= sent && l.to !== undefined && JSON.stringify(l.to).includes(email) && /\b\d{6}\b/.test(l.subject ?? ''));
       code = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
     } else if (res.body.includes('name="code"')) {
       res = await agent.follow(await agent.submit(res, formFor(res.body, '/code'), { code }), stop);

@@ -3,36 +3,76 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
+export interface SmtpSinkOptions {
+  /** Listen on this port (to restart a sink where the service expects it); default a free one. */
+  port?: number;
+  /** Recipients refused at RCPT TO with this reply code (e.g. 550 for good, 451 for now). */
+  refuse?: Map<string, number>;
+  /** Wait this long before answering 250 to each letter. */
+  delayMs?: number;
+}
+
 export interface SmtpSink {
   url: string;
+  port: number;
   letters: ParsedMail[];
+  /** Recipients tried at RCPT TO (refused ones included), in order. */
+  attempts: string[];
   /** Resolves with the first letter (already received or still to come) that matches. */
   waitFor(match: (letter: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
 }
 
-/** A real SMTP server on 127.0.0.1 that parses and keeps every letter. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * A real SMTP server on 127.0.0.1 that parses and keeps every letter. A
+ * letter counts as delivered only when the sender is still there for the
+ * final 250, as with a real mail server.
+ */
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const letters: ParsedMail[] = [];
+  const attempts: string[] = [];
   const waiters = new Set<() => void>();
+  const closed = new Set<string>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then((letter) => {
+    onRcptTo(address, _session, callback) {
+      attempts.push(address.address);
+      const code = options.refuse?.get(address.address);
+      if (code) {
+        callback(Object.assign(new Error(code >= 500 ? 'mailbox unavailable' : 'try again later'), { responseCode: code }));
+        return;
+      }
+      callback();
+    },
+    onClose(session) {
+      closed.add(session.id);
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream).then(async (letter) => {
+        if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+        if (closed.has(session.id)) {
+          callback(new Error('sender went away'));
+          return;
+        }
         letters.push(letter);
         for (const wake of waiters) wake();
         callback();
       }, callback);
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.server.address() as AddressInfo;
 
   return {
     url: `smtp://127.0.0.1:${port}`,
+    port,
     letters,
+    attempts,
     waitFor(match, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -4,8 +4,9 @@ import type { Locale, MessageKey } from '../../src/i18n/index.ts';
 import { en } from '../../src/i18n/messages/en.ts';
 import { de } from '../../src/i18n/messages/de.ts';
 import { fr } from '../../src/i18n/messages/fr.ts';
+import { ar } from '../../src/i18n/messages/ar.ts';
 
-const catalogs: Record<Locale, Record<MessageKey, string>> = { en, de, fr };
+const catalogs: Record<Locale, Record<MessageKey, string>> = { en, de, fr, ar };
 const keys = Object.keys(en) as MessageKey[];
 
 function placeholders(message: string): string[] {
@@ -31,10 +32,22 @@ describe('i18n catalogs', () => {
     expect(en['error.not_found']).to.equal('Page not found');
   });
 
+  it('supports exactly en, de, fr and ar', () => {
+    expect(LOCALES).to.deep.equal(['en', 'de', 'fr', 'ar']);
+  });
+
   it('translations are not copies of English', () => {
-    for (const key of ['login.title', 'code.title', 'consent.allow', 'error.title'] as const) {
+    for (const key of ['login.title', 'code.title', 'consent.allow', 'error.title', 'notify.stop', 'category.transactional'] as const) {
       expect(de[key]).to.not.equal(en[key]);
       expect(fr[key]).to.not.equal(en[key]);
+      expect(ar[key]).to.not.equal(en[key]);
+    }
+  });
+
+  it('ar is written in Arabic script, with Arabic punctuation', () => {
+    for (const key of keys) {
+      expect(ar[key], key).to.match(/\p{Script=Arabic}/u);
+      expect(ar[key], key).to.not.match(/[?;]/); // ؟ and ؛ instead
     }
   });
 });
@@ -65,8 +78,13 @@ describe('isLocale / direction', () => {
     expect(isLocale(1)).to.equal(false);
   });
 
-  it('is ltr for all current locales', () => {
-    for (const locale of LOCALES) expect(direction(locale)).to.equal('ltr');
+  it('is rtl for ar and ltr for the others', () => {
+    expect(LOCALES.map((locale) => [locale, direction(locale)])).to.deep.equal([
+      ['en', 'ltr'],
+      ['de', 'ltr'],
+      ['fr', 'ltr'],
+      ['ar', 'rtl'],
+    ]);
   });
 });
 
@@ -91,6 +109,8 @@ describe('negotiateLocale', () => {
     { name: 'preferred wins', input: { preferred: 'fr', uiLocales: 'de', acceptLanguage: 'en' }, want: 'fr' },
     { name: 'preferred case-insensitive', input: { preferred: 'DE' }, want: 'de' },
     { name: 'unsupported preferred ignored', input: { preferred: 'es', uiLocales: 'de' }, want: 'de' },
+    { name: 'Arabic by region', input: { acceptLanguage: 'ar-EG, en;q=0.5' }, want: 'ar' },
+    { name: 'Arabic preferred', input: { preferred: 'ar', acceptLanguage: 'de' }, want: 'ar' },
     { name: 'empty strings ignored', input: { preferred: '', uiLocales: '', acceptLanguage: '' }, want: 'en' },
   ];
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { LOCALES, t } from '../../src/i18n/index.ts';
+import type { Locale } from '../../src/i18n/index.ts';
 import { PAGE_STYLE_HASH, pageHeaders, renderPage } from '../../views/layout.ts';
 import { html } from '../../src/text/html.ts';
 import { loginPage } from '../../views/interaction/login.ts';
@@ -11,6 +12,8 @@ import { blockedSitePage } from '../../views/blocked-site.ts';
 import { loginCodeLetter } from '../../views/letters/login-code.ts';
 
 const SCRIPT = '<script>alert(1)</script>';
+// Spelled out, not taken from direction(): a new locale must be added here on purpose.
+const DIR: Record<Locale, 'ltr' | 'rtl'> = { en: 'ltr', de: 'ltr', fr: 'ltr', ar: 'rtl' };
 const BREAKOUT = '"><img src=x onerror=alert(1)>';
 const HOSTILE = `${SCRIPT}${BREAKOUT}`;
 
@@ -52,9 +55,9 @@ function expectHostileEscaped(page: string): void {
   expect(page).to.include('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
 }
 
-function expectCommonPage(page: { html: string; csp: string }, locale: string): void {
+function expectCommonPage(page: { html: string; csp: string }, locale: Locale): void {
   expect(page.html).to.match(/^<!doctype html>\n<html /);
-  expect(page.html).to.include(`<html lang="${locale}" dir="ltr">`);
+  expect(page.html).to.include(`<html lang="${locale}" dir="${DIR[locale]}">`);
   expect(page.html).to.include('<meta charset="utf-8">');
   expect(page.html).to.include('<meta name="viewport" content="width=device-width, initial-scale=1">');
   expect(page.html).to.include('<meta name="referrer" content="no-referrer">');
@@ -352,8 +355,8 @@ describe('loginCodeLetter', () => {
       expect(letter.text).to.include('123456');
       expect(letter.text).to.include(t(locale, 'letter.expires', { minutes: 10 }));
       expect(letter.text).to.include(t(locale, 'letter.ignore'));
-      expect(letter.html).to.include(`<html lang="${locale}" dir="ltr">`);
-      expect(letter.html).to.include(`<div lang="${locale}" dir="ltr"`);
+      expect(letter.html).to.include(`<html lang="${locale}" dir="${DIR[locale]}">`);
+      expect(letter.html).to.include(`<div lang="${locale}" dir="${DIR[locale]}"`);
       expect(letter.html).to.match(/monospace[^>]*>123456<\/p>/);
       expect(letter.html).to.not.match(/<a\s/i);
       expect(letter.html).to.not.match(/<script\b|<style\b|<link\b/i);
@@ -389,7 +392,7 @@ describe('blocked-site page', () => {
   };
 
   it('names the site and the date in the reader\'s language, escaped, with two CSRF-protected one-button forms', () => {
-    const expected = { en: 'March 5, 2026', de: '5. März 2026', fr: '5 mars 2026' } as const;
+    const expected: Record<Locale, string> = { en: 'March 5, 2026', de: '5. März 2026', fr: '5 mars 2026', ar: '5 مارس 2026' };
     for (const locale of LOCALES) {
       const page = blockedSitePage({ ...input, locale });
       expect(page.html).to.not.include(SCRIPT).and.not.include(BREAKOUT);

@@ -1,6 +1,7 @@
-import { direction, t } from '../../src/i18n/index.ts';
+import { t } from '../../src/i18n/index.ts';
 import type { Locale } from '../../src/i18n/index.ts';
 import { html } from '../../src/text/html.ts';
+import { letterDocument } from './shell.ts';
 
 export type LoginCodeLetterInput = {
   locale: Locale;
@@ -11,7 +12,6 @@ export type LoginCodeLetterInput = {
 
 export type Letter = { subject: string; text: string; html: string };
 
-const FONT = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 const MONO = "ui-monospace,SFMono-Regular,Menlo,Consolas,'Courier New',monospace";
 
 // A header value must stay on one line whatever the service name contains.
@@ -20,7 +20,6 @@ function oneLine(s: string): string {
 }
 
 export function loginCodeLetter({ locale, code, serviceName, minutes = 10 }: LoginCodeLetterInput): Letter {
-  const dir = direction(locale);
   const lines = {
     title: t(locale, 'letter.title'),
     intro: t(locale, 'letter.intro', { serviceName }),
@@ -30,30 +29,12 @@ export function loginCodeLetter({ locale, code, serviceName, minutes = 10 }: Log
   };
   const subject = oneLine(t(locale, 'letter.subject', { code, serviceName }));
   const text = [lines.intro, '', `    ${code}`, '', lines.expires, '', lines.ignore, lines.neverShare, '', `— ${serviceName}`].join('\n');
-  const doc = html`<!doctype html>
-<html lang="${locale}" dir="${dir}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
-<title>${lines.title}</title>
-</head>
-<body style="margin:0;padding:0;background-color:#f3f4f6;">
-<div lang="${locale}" dir="${dir}" style="padding:24px 12px;background-color:#f3f4f6;font-family:${FONT};color:#111827;">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:480px;margin:0 auto;background-color:#ffffff;border:1px solid #e5e7eb;border-radius:12px;">
-<tr><td style="padding:32px 28px;font-family:${FONT};font-size:16px;line-height:24px;color:#111827;">
-<p style="margin:0 0 8px 0;font-size:14px;font-weight:700;color:#4b5563;">${serviceName}</p>
+  const doc = letterDocument({ locale, title: lines.title, maxWidth: 480, content: html`<p style="margin:0 0 8px 0;font-size:14px;font-weight:700;color:#4b5563;">${serviceName}</p>
 <h1 style="margin:0 0 16px 0;font-size:22px;line-height:28px;font-weight:700;color:#111827;">${lines.title}</h1>
 <p style="margin:0 0 16px 0;">${lines.intro}</p>
 <p style="margin:0 0 16px 0;padding:16px;background-color:#f3f4f6;border-radius:8px;text-align:center;font-family:${MONO};font-size:32px;line-height:40px;font-weight:700;letter-spacing:8px;color:#111827;">${code}</p>
 <p style="margin:0 0 16px 0;">${lines.expires}</p>
 <p style="margin:0 0 8px 0;font-size:14px;line-height:20px;color:#4b5563;">${lines.ignore}</p>
-<p style="margin:0;font-size:14px;line-height:20px;color:#4b5563;">${lines.neverShare}</p>
-</td></tr>
-</table>
-</div>
-</body>
-</html>
-`;
-  return { subject, text, html: doc.toString() };
+<p style="margin:0;font-size:14px;line-height:20px;color:#4b5563;">${lines.neverShare}</p>` });
+  return { subject, text, html: doc };
 }

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+
+import type Provider from 'oidc-provider';
+
+import { negotiateLocale } from '../i18n/index.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { ContactLookup, Logger } from '../options.ts';
+import type { Organizations } from '../orgs/organizations.ts';
+import type { ConnectedSites } from '../sites/connected-sites.ts';
+import * as commands from '../store/commands.ts';
+import type { Store } from '../store/store.ts';
+import { notificationLetter } from '../../views/letters/notification.ts';
+import { PermanentLetterError, type LetterJob, type LetterOutcome } from './letters.ts';
+import type { Senders } from './senders.ts';
+import type { UnsubscribeTokens } from './unsubscribe-token.ts';
+
+export interface SendLetterDeps {
+  store: Store;
+  sites: ConnectedSites;
+  orgs: Organizations;
+  senders: Senders;
+  contacts: ContactLookup;
+  mailer: Mailer;
+  tokens: UnsubscribeTokens;
+  provider: () => Provider | undefined;
+  serviceName: string;
+  logger: Logger;
+  /** How long a worker holds a letter while sending it: as long as the queue's lock, so both free the letter together when a worker dies. */
+  holdMs: number;
+}
+
+/** How long the "sent" marker stays: longer than any retry or re-queue of the same notification. */
+const SENT_KEPT_MS = 7 * 24 * 60 * 60_000;
+
+/** Key layout; documented in the README ("Redis keys"). */
+export function letterKeys(prefix: string) {
+  return {
+    sent: (id: string) => `${prefix}letter:{${id}}:sent`,
+    hold: (id: string) => `${prefix}letter:{${id}}:hold`,
+  };
+}
+
+/** SMTP 5xx: refused for good. 4xx and network errors (no response code) are worth a retry. */
+function permanent(err: unknown): boolean {
+  const code = (err as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+/**
+ * The worker's job for one letter. It asks again, right before sending,
+ * whether the letter may go (the person may have muted the site, turned the
+ * category's email off, unsubscribed or blocked the site since the 202), and
+ * sends each notification at most once: a "sent" marker written right after
+ * the mail server accepted it, and a hold while sending.
+ */
+export function letterSender(deps: SendLetterDeps) {
+  const keys = letterKeys(deps.store.prefix);
+  const holder = randomUUID();
+
+  async function mayStillSend(job: LetterJob): Promise<string | undefined> {
+    const [site, settings, member] = await Promise.all([
+      deps.sites.get(job.accountId, job.clientId),
+      deps.senders.get(job.accountId, job.clientId),
+      deps.orgs.mayUse(job.accountId, job.clientId),
+    ]);
+    if (site?.status !== 'connected' || !member) return 'not_connected';
+    if (settings.muted) return 'muted';
+    if (settings.categories[job.category] === 'off') return 'category_off';
+    if (settings.categories[job.category] !== 'account_and_email') return 'email_off';
+    return undefined;
+  }
+
+  return async (job: LetterJob): Promise<LetterOutcome> => {
+    const claim = await deps.store.run(commands.letterClaim(), [keys.sent(job.id), keys.hold(job.id)], [deps.holdMs, holder]);
+    if (claim === 'sent') return 'already_sent';
+    if (claim === 'held') throw new Error('another worker is sending this letter');
+    let sent = false;
+    try {
+      const reason = await mayStillSend(job);
+      if (reason) return `skipped:${reason}`;
+      const contact = await deps.contacts(job.accountId);
+      if (!contact?.email) return 'skipped:no_email';
+      const provider = deps.provider();
+      if (!provider) throw new Error('the plugin is not attached to a provider yet');
+      const client = await provider.Client.find(job.clientId);
+      if (!client) return 'skipped:unknown_client';
+      const issuer = new URL(provider.issuer);
+      const base = issuer.href.replace(/\/$/, '');
+      const render = () => notificationLetter({
+        locale: negotiateLocale({ preferred: contact.locale }),
+        serviceName: deps.serviceName,
+        siteName: client.clientName ?? client.clientId,
+        siteHost: client.clientUri ? new URL(client.clientUri).host : undefined,
+        clientId: client.clientId,
+        issuerHost: issuer.host,
+        category: job.category,
+        title: job.title,
+        body: job.body,
+        ...(job.url ? { url: job.url } : {}),
+        unsubscribeUrl: `${base}/unsubscribe/${deps.tokens.sign({ accountId: job.accountId, clientId: job.clientId, category: job.category })}`,
+        consoleUrl: `${base}/console`,
+      });
+      let letter: ReturnType<typeof notificationLetter>;
+      try {
+        letter = render();
+      } catch (err) {
+        // A letter that cannot be written now never can (e.g. a url that is no longer acceptable).
+        throw new PermanentLetterError(`letter cannot be written: ${(err as Error).message}`);
+      }
+      try {
+        await deps.mailer.send({
+          to: contact.email,
+          fromName: letter.fromName,
+          subject: letter.subject,
+          text: letter.text,
+          html: letter.html,
+          headers: { ...letter.headers, 'X-Notification-Id': job.id },
+        });
+      } catch (err) {
+        if (permanent(err)) throw new PermanentLetterError(`mail server refused the letter (${(err as { responseCode: number }).responseCode})`);
+        throw new Error(`mail server unavailable: ${(err as Error).message}`);
+      }
+      sent = true;
+      deps.logger.info('letter sent', { notificationId: job.id, clientId: job.clientId });
+      return 'sent';
+    } finally {
+      await deps.store.run(commands.letterDone(), [keys.sent(job.id), keys.hold(job.id)], [sent ? '1' : '0', SENT_KEPT_MS]);
+    }
+  };
+}

@@ -1,0 +1,54 @@
+-- Second step of POST /api/notify, on the person's slot: is the site still
+-- connected, the rate limit per (site, person), the person's settings for the
+-- site, and, when the message is to land in the account, the inbox entry.
+-- Writing the entry is idempotent by notification id (a retry after a crash
+-- finds it and goes on).
+-- KEYS[1] the account's connected sites (hash: clientId -> JSON)
+-- KEYS[2] the account's sender settings (hash: clientId -> JSON)
+-- KEYS[3] rate counter of this site for this person (string with TTL)
+-- KEYS[4] inbox order (sorted set: id scored by receivedAt ms)
+-- KEYS[5] inbox entries (hash: id -> JSON)
+-- KEYS[6] unread ids (sorted set, scored like the inbox)
+-- ARGV[1] clientId
+-- ARGV[2] category
+-- ARGV[3] default delivery of that category
+-- ARGV[4] notification id
+-- ARGV[5] entry JSON
+-- ARGV[6] now (ms)
+-- ARGV[7] rate limit, ARGV[8] rate window (ms)
+-- ARGV[9] most entries an inbox keeps (the oldest go first)
+-- Returns { 'not_connected' } | { 'rate', retryAfterMs } | { 'skip', reason } | { 'stored', delivery }.
+local site = redis.call('HGET', KEYS[1], ARGV[1])
+if not site or cjson.decode(site).status ~= 'connected' then
+  return { 'not_connected' }
+end
+local n = redis.call('INCR', KEYS[3])
+if n == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[8]) end
+if n > tonumber(ARGV[7]) then
+  local left = redis.call('PTTL', KEYS[3])
+  if left < 0 then
+    redis.call('PEXPIRE', KEYS[3], ARGV[8])
+    left = tonumber(ARGV[8])
+  end
+  return { 'rate', left }
+end
+local delivery = ARGV[3]
+local settings = redis.call('HGET', KEYS[2], ARGV[1])
+if settings then
+  local s = cjson.decode(settings)
+  if s.muted == true then return { 'skip', 'muted' } end
+  if type(s.categories) == 'table' and s.categories[ARGV[2]] then delivery = s.categories[ARGV[2]] end
+end
+if delivery == 'off' then return { 'skip', 'category_off' } end
+if redis.call('HSETNX', KEYS[5], ARGV[4], ARGV[5]) == 1 then
+  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4])
+  redis.call('ZADD', KEYS[6], ARGV[6], ARGV[4])
+  local excess = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[9])
+  if excess > 0 then
+    local old = redis.call('ZRANGE', KEYS[4], 0, excess - 1)
+    redis.call('ZREMRANGEBYRANK', KEYS[4], 0, excess - 1)
+    redis.call('HDEL', KEYS[5], unpack(old))
+    redis.call('ZREM', KEYS[6], unpack(old))
+  end
+end
+return { 'stored', delivery }

@@ -1,0 +1,340 @@
+import { expect } from 'chai';
+import type { ParsedMail } from 'mailparser';
+import * as oidc from 'openid-client';
+
+import { Agent, forms } from '../helpers/agent.ts';
+import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+
+const site = siteClient('n-site', { client_name: 'Shop', client_uri: 'https://shop.example' });
+const other = siteClient('n-other', { client_uri: 'https://other.example' });
+const pairwise = siteClient('n-pairwise', { subject_type: 'pairwise', client_uri: 'https://pw.example' });
+const publicSite = siteClient('n-public', { token_endpoint_auth_method: 'none', client_secret: undefined });
+// RFC 6749 appendix B: id and secret are form-encoded before Basic.
+const encoded = siteClient('n:enc', { client_secret: 'a+b:c%d e/0123456789abcdef', client_uri: 'https://enc.example' });
+const burst = siteClient('n-burst', { client_uri: 'https://burst.example' });
+
+type Answer = { status: number; headers: Headers; json: Record<string, unknown> | undefined };
+
+describe('POST /api/notify', () => {
+  let h: Harness;
+  const noEmail = new Set<string>();
+
+  before(async () => {
+    h = await startHarness('notify', {
+      clients: [site, other, pairwise, publicSite, encoded],
+      plugin: {
+        letters: { backoffMs: 50 },
+        contacts: async (accountId: string) => {
+          const account = await h.reference.accounts.get(accountId);
+          if (!account) return undefined;
+          return noEmail.has(account.email) ? { locale: account.locale } : { email: account.email, locale: account.locale };
+        },
+      },
+    });
+  });
+  after(() => h.close());
+
+  function basic(id: string, secret: string): string {
+    const form = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+    return `Basic ${Buffer.from(`${form(id)}:${form(secret)}`).toString('base64')}`;
+  }
+
+  async function notify(body: unknown, opts: { client?: typeof site; auth?: string | null; type?: string; raw?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+    const client = opts.client ?? site;
+    const headers: Record<string, string> = { 'content-type': opts.type ?? 'application/json', ...opts.headers };
+    const auth = opts.auth === undefined ? basic(client.client_id, client.client_secret!) : opts.auth;
+    if (auth !== null) headers.authorization = auth;
+    const res = await fetch(`${h.issuer}/api/notify`, { method: 'POST', headers, body: opts.raw ?? JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) as Record<string, unknown> : undefined };
+  }
+
+  /** Signs the person in to the site through the real flow; returns the `sub` the site got. */
+  async function connect(email: string, client = site): Promise<string> {
+    const config = await discover(h, client);
+    const { tokens } = await signIn(h, config, new Agent(), email);
+    return tokens.claims()!.sub;
+  }
+
+  const message = (sub: string, extra: Record<string, unknown> = {}) => ({ sub, category: 'transactional', title: 'Your order', body: 'It ships today.', ...extra });
+  /** A header as the letter carries it (mailparser restructures List-* headers). */
+  const rawHeader = (letter: ParsedMail, name: string) => {
+    const line = letter.headerLines.find((l) => l.key === name)?.line;
+    return line?.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+  };
+  const accountId = async (email: string) => (await h.reference.accounts.findByEmail(email))!.accountId;
+  /** Notification letters (not sign-in codes) to an address. */
+  const isNotificationTo = (email: string) => (l: ParsedMail) => JSON.stringify(l.to).includes(email) && l.headers.has('x-notification-id');
+  const lettersTo = (email: string) => h.smtp.letters.filter(isNotificationTo(email));
+
+  describe('client authentication', () => {
+    it('refuses a missing header, a wrong secret, an unknown client and a public client with 401 invalid_client and WWW-Authenticate: Basic', async () => {
+      const sub = await connect('auth1@example.com');
+      const cases: [string | null, string][] = [
+        [null, 'HTTP Basic client authentication is required'],
+        ['Bearer abc', 'HTTP Basic client authentication is required'],
+        [basic('n-site', 'wrong-secret'), 'client authentication failed'],
+        [basic('nobody', 'whatever'), 'client authentication failed'],
+        [basic('n-public', ''), 'client authentication failed'],
+        [basic('n-public', 'anything'), 'client authentication failed'],
+      ];
+      for (const [auth, description] of cases) {
+        const res = await notify(message(sub), { auth });
+        expect(res.status, String(auth)).to.equal(401);
+        expect(res.json).to.deep.equal({ error: 'invalid_client', error_description: description });
+        expect(res.headers.get('www-authenticate')).to.match(/^Basic realm="notify"/);
+      }
+      expect(lettersTo('auth1@example.com')).to.have.length(0);
+    });
+
+    it('decodes form-encoded credentials (RFC 6749 appendix B)', async () => {
+      const sub = await connect('auth2@example.com', encoded);
+      expect((await notify(message(sub), { client: encoded })).status).to.equal(202);
+    });
+  });
+
+  describe('request validation', () => {
+    let sub: string;
+    before(async () => { sub = await connect('valid@example.com'); });
+
+    const invalid = (description: string) => ({ status: 400, json: { error: 'invalid_request', error_description: description } });
+    const check = async (answer: Promise<Answer>, expected: { status: number; json: unknown }) => {
+      const res = await answer;
+      expect({ status: res.status, json: res.json }).to.deep.equal(expected);
+    };
+
+    it('answers 400 invalid_request naming the field for every malformed request', async () => {
+      await check(notify(message(sub), { type: 'text/plain' }), invalid('content type must be application/json'));
+      await check(notify(undefined, { raw: '{"sub":' }), invalid('body is not valid JSON'));
+      await check(notify([message(sub)]), invalid('body must be a JSON object'));
+      await check(notify(message(sub, { body: 'x'.repeat(17 * 1024) })), invalid('request body exceeds 16384 bytes'));
+      await check(notify({ sub, category: 'product', body: 'b' }), invalid('title: is required'));
+      await check(notify({ sub, category: 'product', title: 't' }), invalid('body: is required'));
+      await check(notify({ category: 'product', title: 't', body: 'b' }), invalid('sub: is required'));
+      await check(notify({ sub, title: 't', body: 'b' }), invalid('category: is required'));
+      await check(notify(message(sub, { title: 42 })), invalid('title: must be a string'));
+      await check(notify(message(sub, { title: '' })), invalid('title: must not be empty'));
+      await check(notify(message(sub, { title: 'x'.repeat(121) })), invalid('title: at most 120 characters'));
+      await check(notify(message(sub, { body: 'x'.repeat(2001) })), invalid('body: at most 2000 characters'));
+      await check(notify(message(sub, { title: 'a\nb' })), invalid('title: must not contain control characters'));
+      await check(notify(message(sub, { body: 'bell \u0007' })), invalid('body: must not contain control characters other than newline and tab'));
+      await check(notify(message(sub, { body: 'a\r\nb' })), invalid('body: must not contain control characters other than newline and tab'));
+      await check(notify(message(sub, { url: 5 })), invalid('url: must be a string'));
+      await check(notify(message(sub, { priority: 'high' })), invalid('unknown field "priority"'));
+      await check(notify(message(sub), { headers: { 'idempotency-key': 'a b' } }), invalid('Idempotency-Key: at most 255 visible ASCII characters'));
+    });
+
+    it('counts characters as code points: 120 emoji fit the title, 2000 with newlines and tabs the body', async () => {
+      const res = await notify(message(sub, { category: 'product', title: '🎉'.repeat(120), body: `${'a\tb\n'.repeat(500)}` }));
+      expect(res.status).to.equal(202);
+    });
+
+    it('answers 400 unknown_category for a category outside the three', async () => {
+      await check(notify(message(sub, { category: 'account' })), { status: 400, json: { error: 'unknown_category', error_description: 'category must be one of transactional, product, promotions' } });
+    });
+
+    it('accepts only https URLs on the site’s own host; every trick is 400 url_not_allowed', async () => {
+      const refused = { status: 400, json: { error: 'url_not_allowed', error_description: 'url must be an https address on the site’s own host' } };
+      for (const url of [
+        'http://shop.example/orders/1',
+        'https://evil.example/',
+        'https://shop.example.evil.example/',
+        'https://evilshop.example/',
+        'https://shop.example@evil.example/',
+        'https://user:pw@shop.example/',
+        'https://evil.example\\@shop.example/',
+        'https://evil.example\\.shop.example/',
+        'https://shop.example:8443/',
+        'https://shop.example./',
+        'https://xn--shp-6cd.example/',
+        'https://ѕhop.example/',
+        'javascript:alert(1)//https://shop.example/',
+        'data:text/html,<a href=https://shop.example>',
+        'ftp://shop.example/',
+        '//shop.example/orders',
+        '/orders/1',
+        'not a url',
+        ' https://shop.example/',
+        'https://shop.example/\nLocation: https://evil.example',
+      ]) {
+        await check(notify(message(sub, { category: 'product', url })), refused);
+      }
+      for (const url of ['https://shop.example/orders/1?x=1#top', 'https://SHOP.example:443/a', 'https://127.0.0.1:9/n-site/orders']) {
+        expect((await notify(message(sub, { category: 'product', url }))).status, url).to.equal(202);
+      }
+      await check(notify(message(sub, { category: 'product', url: 'https://other.example/' })), refused);
+    });
+  });
+
+  describe('who the message is for', () => {
+    it('answers 403 not_connected for a subject the site never received', async () => {
+      await connect('known@example.com');
+      const res = await notify(message('someone-else'));
+      expect({ status: res.status, json: res.json }).to.deep.equal({ status: 403, json: { error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' } });
+      // A subject of another site is no subject of this one.
+      const subAtOther = await connect('known@example.com', other);
+      expect((await notify(message(subAtOther))).status).to.equal(subAtOther === await accountId('known@example.com') ? 202 : 403);
+    });
+
+    it('uses the subject from the ID token, pairwise subjects included', async () => {
+      const sub = await connect('pw@example.com', pairwise);
+      expect(sub).to.not.equal(await accountId('pw@example.com'));
+      expect(await notify(message(sub), { client: pairwise })).to.deep.include({ status: 202, json: { inApp: true, email: true, skipped: null } });
+      expect((await notify(message(await accountId('pw@example.com')), { client: pairwise })).status).to.equal(403);
+    });
+
+    it('answers 403 not_connected once the person blocked the site; a service sign-out does not disconnect it', async () => {
+      const sub = await connect('blocked@example.com');
+      expect(await h.reference.plugin.blockSite(await accountId('blocked@example.com'), 'n-site')).to.equal('blocked');
+      expect((await notify(message(sub))).status).to.equal(403);
+      await h.reference.plugin.unblockSite(await accountId('blocked@example.com'), 'n-site');
+      expect((await notify(message(sub, { category: 'product' }))).status).to.equal(202);
+    });
+  });
+
+  describe('the result', () => {
+    it('follows the category defaults: transactional by email, product in the account only, promotions off', async () => {
+      const sub = await connect('cat@example.com');
+      expect((await notify(message(sub))).json).to.deep.equal({ inApp: true, email: true, skipped: null });
+      expect((await notify(message(sub, { category: 'product' }))).json).to.deep.equal({ inApp: true, email: false, skipped: null });
+      expect((await notify(message(sub, { category: 'promotions' }))).json).to.deep.equal({ inApp: false, email: false, skipped: 'category_off' });
+      await h.smtp.waitFor(isNotificationTo('cat@example.com'));
+    });
+
+    it('skips a muted site first, then a category turned off, and says no_email when there is no address', async () => {
+      const sub = await connect('prefs@example.com');
+      const id = await accountId('prefs@example.com');
+      await h.reference.plugin.senders.update(id, 'n-site', { categories: { transactional: 'off', promotions: 'account_and_email' } });
+      expect((await notify(message(sub))).json).to.deep.equal({ inApp: false, email: false, skipped: 'category_off' });
+      expect((await notify(message(sub, { category: 'promotions' }))).json).to.deep.equal({ inApp: true, email: true, skipped: null });
+      await h.reference.plugin.senders.update(id, 'n-site', { muted: true });
+      expect((await notify(message(sub, { category: 'promotions' }))).json).to.deep.equal({ inApp: false, email: false, skipped: 'muted' });
+
+      const mute = await connect('nomail@example.com');
+      noEmail.add('nomail@example.com');
+      expect((await notify(message(mute))).json).to.deep.equal({ inApp: true, email: false, skipped: 'no_email' });
+    });
+
+    it('answers the first result again for the same Idempotency-Key and delivers once', async () => {
+      const sub = await connect('idem@example.com');
+      const headers = { 'idempotency-key': 'order-1234-shipped' };
+      const first = await notify(message(sub, { title: 'Idempotent' }), { headers });
+      const second = await notify(message(sub, { title: 'Idempotent' }), { headers });
+      expect(first).to.deep.include({ status: 202, json: { inApp: true, email: true, skipped: null } });
+      expect(second).to.deep.include({ status: 202, json: first.json });
+      // The same key from another site is another notification.
+      const subOther = await connect('idem@example.com', other);
+      expect((await notify(message(subOther, { title: 'Idempotent' }), { client: other, headers })).status).to.equal(202);
+      await h.smtp.waitFor((l) => lettersTo('idem@example.com').length >= 2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lettersTo('idem@example.com').filter((l) => l.subject === 'Idempotent')).to.have.length(2);
+      const inbox = await h.reference.plugin.store.zentries(`${h.prefix}account:{${await accountId('idem@example.com')}}:inbox`);
+      expect(inbox).to.have.length(2);
+    });
+  });
+
+  describe('rate limits', () => {
+    let main: Harness;
+    before(async () => {
+      main = h;
+      h = await startHarness('notify-rate', {
+        clients: [burst],
+        plugin: { notify: { perClient: { limit: 12, windowSeconds: 60 }, perPerson: { limit: 4, windowSeconds: 60 } } },
+      });
+    });
+    after(async () => {
+      await h.close();
+      h = main;
+    });
+
+    it('limits per (site, person) with 429 and Retry-After', async () => {
+      const sub = await connect('rate@example.com', burst);
+      for (let i = 0; i < 4; i += 1) expect((await notify(message(sub, { category: 'product' }), { client: burst })).status).to.equal(202);
+      const res = await notify(message(sub, { category: 'product' }), { client: burst });
+      expect(res.status).to.equal(429);
+      expect(res.json).to.deep.equal({ error: 'rate_limited', error_description: 'too many notifications to this person; retry later' });
+      expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
+    });
+
+    it('limits per site whoever the message is for', async () => {
+      const subs = [await connect('rate2@example.com', burst), await connect('rate3@example.com', burst)];
+      // 5 requests were counted by the previous test; 12 is the site's limit.
+      for (let i = 0; i < 7; i += 1) {
+        expect((await notify(message(subs[i % 2]!, { category: 'product' }), { client: burst })).status, `request ${i}`).to.equal(202);
+      }
+      const res = await notify(message(subs[0]!, { category: 'product' }), { client: burst });
+      expect(res.status).to.equal(429);
+      expect(res.json).to.deep.equal({ error: 'rate_limited', error_description: 'too many notifications from this site; retry later' });
+    });
+  });
+
+  describe('the letter', () => {
+    it('arrives from "<site> via <service>" with the title as subject, the one link, separators, and both unsubscribe headers', async () => {
+      const sub = await connect('letter@example.com');
+      const res = await notify(message(sub, {
+        title: 'Order 1.2.3.4 from shop.com',
+        body: 'Track it at https://shop.example/track?id=7 or write to help@shop.com.\nVersion 2.5 of report.pdf.',
+        url: 'https://shop.example/orders/7',
+      }));
+      expect(res.json).to.deep.equal({ inApp: true, email: true, skipped: null });
+      const letter = await h.smtp.waitFor(isNotificationTo('letter@example.com'));
+      expect(letter.from?.value[0]?.name).to.equal('Shop via Sign-in service');
+      expect(letter.subject).to.equal('Order 1\u2060.\u20602\u2060.\u20603\u2060.\u20604 from shop\u2060.\u2060com');
+      const html = String(letter.html);
+      const hrefs = [...html.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+      expect(hrefs.filter((href) => href.startsWith('https://shop.example'))).to.deep.equal(['https://shop.example/orders/7']);
+      expect(html).to.include('https://shop.example/track?id=7');
+      expect(letter.text).to.include('https://shop.example/track?id=7');
+      expect(letter.text).to.include('help@shop\u2060.\u2060com.');
+      expect(letter.text).to.include('Version 2.5 of report.pdf.');
+      const unsubscribe = rawHeader(letter, 'list-unsubscribe')!;
+      expect(unsubscribe).to.match(new RegExp(`^<${h.issuer}/unsubscribe/[\\w-]+\\.[\\w-]+>$`));
+      expect(rawHeader(letter, 'list-unsubscribe-post')).to.equal('List-Unsubscribe=One-Click');
+      expect(rawHeader(letter, 'list-id')).to.equal('Shop <n-site.notify.127.0.0.1>');
+      expect(hrefs).to.include(unsubscribe.slice(1, -1));
+    });
+
+    it('speaks the reader’s language around the site’s own words', async () => {
+      const sub = await connect('leser@example.com');
+      await h.reference.accounts.setLocale(await accountId('leser@example.com'), 'de');
+      await notify(message(sub, { title: 'Your order', body: 'It ships today.' }));
+      const letter = await h.smtp.waitFor(isNotificationTo('leser@example.com'));
+      expect(letter.from?.value[0]?.name).to.equal('Shop über Sign-in service');
+      expect(letter.subject).to.equal('Your order');
+      expect(String(letter.html)).to.match(/<html lang="de" dir="ltr"/);
+      expect(letter.text).to.include('It ships today.');
+    });
+
+    it('one-click unsubscribe stops that category’s email from that site; a GET alone changes nothing', async () => {
+      const sub = await connect('unsub@example.com');
+      await notify(message(sub));
+      const letter = await h.smtp.waitFor(isNotificationTo('unsub@example.com'));
+      const link = rawHeader(letter, 'list-unsubscribe')!.slice(1, -1);
+
+      const page = await fetch(link);
+      expect(page.status).to.equal(200);
+      expect((await notify(message(sub))).json, 'a GET changes nothing').to.deep.equal({ inApp: true, email: true, skipped: null });
+
+      let done = '';
+      for (let i = 0; i < 2; i += 1) {
+        const res = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+        expect(res.status).to.equal(200);
+        done = await res.text();
+      }
+      // The answer offers the rest: the whole category off, or the site muted.
+      expect(forms(done).map((f) => [f.action, f.fields.do])).to.deep.equal([[link, 'category_off'], [link, 'mute']]);
+      expect((await notify(message(sub))).json).to.deep.equal({ inApp: true, email: false, skipped: null });
+      expect((await notify(message(sub, { category: 'product' }))).json).to.deep.equal({ inApp: true, email: false, skipped: null });
+
+      // A forged or altered link does nothing.
+      const forged = `${link.slice(0, -3)}abc`;
+      expect((await fetch(forged, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' })).status).to.equal(400);
+
+      // The page offers to mute the site entirely.
+      expect((await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'do=mute' })).status).to.equal(200);
+      expect((await notify(message(sub, { category: 'product' }))).json).to.deep.equal({ inApp: false, email: false, skipped: 'muted' });
+    });
+  });
+});
+
+export type { oidc };

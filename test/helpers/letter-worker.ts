@@ -1,0 +1,23 @@
+/**
+ * A letter worker in a process of its own, as a host would run one: the
+ * reference provider (not listening) with the plugin's worker on, on the same
+ * Redis and key prefix as the service. Tests start it and kill it (SIGKILL).
+ * Env: REDIS_URL, KEY_PREFIX, SMTP_URL, ISSUER, CLIENTS (JSON), STALLED_MS.
+ */
+import { Redis } from 'ioredis';
+
+import { createReferenceProvider } from '../../examples/reference/provider.ts';
+
+const env = process.env;
+const redis = new Redis(env.REDIS_URL!);
+await createReferenceProvider({
+  issuer: env.ISSUER!,
+  clients: JSON.parse(env.CLIENTS!),
+  redis,
+  keyPrefix: env.KEY_PREFIX!,
+  smtpUrl: env.SMTP_URL!,
+  cookieKeys: ['test-cookie-key-0123456789'],
+  logger: { info() {}, warn() {}, error: (m) => console.error(m) },
+  plugin: { letters: { worker: true, concurrency: 1, backoffMs: 50, stalledIntervalMs: Number(env.STALLED_MS ?? 1000) } },
+});
+console.log('worker ready');
