@@ -303,6 +303,9 @@ describe('POST /api/notify', () => {
       expect(letter.subject).to.equal('Your order');
       expect(String(letter.html)).to.match(/<html lang="de" dir="ltr"/);
       expect(letter.text).to.include('It ships today.');
+      // The surrounding text is German, the site's words are not translated.
+      expect(letter.text).to.include('Absender und Kategorien verwalten');
+      expect(String(letter.html)).to.include('Kategorie: ');
     });
 
     it('one-click unsubscribe stops that category’s email from that site; a GET alone changes nothing', async () => {

@@ -90,7 +90,7 @@ async function exitWithin(run: Run, ms: number): Promise<{ code: number | null; 
   return result;
 }
 
-const demo = (JSON.parse(readFileSync(join(root, 'examples/config.json'), 'utf8')) as { clients: { client_id: string; redirect_uris: string[] }[] }).clients[0]!;
+const demo = (JSON.parse(readFileSync(join(root, 'examples/config.json'), 'utf8')) as { clients: { client_id: string; client_secret: string; redirect_uris: string[] }[] }).clients[0]!;
 
 describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL', () => {
   let run: Run;
@@ -163,6 +163,30 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
     const signedIn = await agent.submit(codePage, formFor(codePage.body, '/code'), { code: code! });
     expect(signedIn.status).to.equal(303);
     expect(signedIn.location).to.match(new RegExp(`^${base}/auth/[\\w-]+$`));
+
+    // On to the site: consent, the code redeemed, and a notification whose
+    // letter goes through the embedded store's in-process queue to the log.
+    const consent = await agent.follow(await agent.get(signedIn.location!));
+    const back = await agent.submit(consent, formFor(consent.body, '/confirm'));
+    const callback = await agent.follow(back, (u) => u.startsWith(demo.redirect_uris[0]!));
+    const code2 = new URL(callback.location!).searchParams.get('code')!;
+    const basic = `Basic ${Buffer.from(`${demo.client_id}:${demo.client_secret}`).toString('base64')}`;
+    const token = await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: code2, redirect_uri: demo.redirect_uris[0]!, code_verifier: verifier }),
+    });
+    expect(token.status).to.equal(200);
+    const { sub } = JSON.parse(Buffer.from(((await token.json()) as { id_token: string }).id_token.split('.')[1]!, 'base64url').toString()) as { sub: string };
+    const before = run.output().length;
+    const notified = await fetch(`${base}/api/notify`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: JSON.stringify({ sub, category: 'transactional', title: 'Welcome', body: 'Thanks for signing up.' }),
+    });
+    expect(await notified.json()).to.deep.equal({ inApp: true, email: true, skipped: null });
+    await waitForOutput(run, /From: Demo Site via Sign-in service\nTo: newcomer@example\.com\nSubject: Welcome\n/, 5000);
+    expect(run.output().lastIndexOf('Subject: Welcome')).to.be.greaterThan(before);
   });
 });
 
