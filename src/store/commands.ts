@@ -119,16 +119,17 @@ export const senderUpdate = script('sender_update', (kv, [senders], [clientId, m
   return out;
 });
 
-function limited(kv: Parameters<Script['memory']>[0], key: string, limit: string, windowMs: string): number | undefined {
+/** Twin of lua/includes/count_hit.lua: the hit's number, and the ms left in the window when over the limit. */
+function countHit(kv: Parameters<Script['memory']>[0], key: string, limit: string, windowMs: string): [number, number | undefined] {
   const n = kv.incrby(key, 1);
   if (n === 1) kv.pexpire(key, Number(windowMs));
-  if (n <= Number(limit)) return undefined;
+  if (n <= Number(limit)) return [n, undefined];
   let left = kv.pttl(key);
   if (left < 0) {
     kv.pexpire(key, Number(windowMs));
     left = Number(windowMs);
   }
-  return left;
+  return [n, left];
 }
 
 export const notifyClient = script('notify_client', (kv, [subjects, rate, idempotency], [sub, limit, windowMs]) => {
@@ -136,7 +137,7 @@ export const notifyClient = script('notify_client', (kv, [subjects, rate, idempo
     const answer = kv.get(idempotency);
     if (answer !== null) return ['replay', answer];
   }
-  const left = limited(kv, rate!, limit!, windowMs!);
+  const [, left] = countHit(kv, rate!, limit!, windowMs!);
   if (left !== undefined) return ['rate', left];
   return ['ok', kv.hget(subjects!, sub!) ?? ''];
 });
@@ -144,7 +145,7 @@ export const notifyClient = script('notify_client', (kv, [subjects, rate, idempo
 export const notifyAccount = script('notify_account', (kv, [sites, senders, rate, order, entries, unread], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep]) => {
   const site = kv.hget(sites!, clientId!);
   if (site === null || (JSON.parse(site) as { status?: string }).status !== 'connected') return ['not_connected'];
-  const left = limited(kv, rate!, limit!, windowMs!);
+  const [, left] = countHit(kv, rate!, limit!, windowMs!);
   if (left !== undefined) return ['rate', left];
   let delivery = defaultDelivery!;
   const settings = kv.hget(senders!, clientId!);
@@ -188,17 +189,8 @@ export const putOnce = script('put_once', (kv, [key], [value, ttl]) => {
 });
 
 export const rateLimit = script('rate_limit', (kv, [key], [limit, windowMs]) => {
-  const n = kv.incrby(key!, 1);
-  if (n === 1) kv.pexpire(key!, Number(windowMs));
-  if (n > Number(limit)) {
-    let left = kv.pttl(key!);
-    if (left < 0) {
-      kv.pexpire(key!, Number(windowMs));
-      left = Number(windowMs);
-    }
-    return [0, left];
-  }
-  return [1, Number(limit) - n];
+  const [n, left] = countHit(kv, key!, limit!, windowMs!);
+  return left === undefined ? [1, Number(limit) - n] : [0, left];
 });
 
 export const attempt = script('attempt', (kv, [key], [max]) => {

@@ -27,7 +27,12 @@ export function defineScript(
   return { name, lua, sha: createHash('sha1').update(lua).digest('hex'), memory };
 }
 
-/** Reads `./lua/<name>.lua` next to the given module URL. Call lazily, not at import. */
+/**
+ * Reads `./lua/<name>.lua` next to the given module URL, with each line
+ * `--- @include "<step>"` replaced by `./lua/includes/<step>.lua` (as BullMQ
+ * does): scripts share steps without sharing state. Call lazily, not at import.
+ */
 export function loadLua(name: string, base: string | URL = import.meta.url): string {
-  return readFileSync(new URL(`./lua/${name}.lua`, base), 'utf8');
+  return readFileSync(new URL(`./lua/${name}.lua`, base), 'utf8')
+    .replace(/^--- @include "([\w-]+)"$/gm, (_line, step: string) => readFileSync(new URL(`./lua/includes/${step}.lua`, base), 'utf8').trimEnd());
 }

@@ -18,20 +18,13 @@
 -- ARGV[7] rate limit, ARGV[8] rate window (ms)
 -- ARGV[9] most entries an inbox keeps (the oldest go first)
 -- Returns { 'not_connected' } | { 'rate', retryAfterMs } | { 'skip', reason } | { 'stored', delivery }.
+--- @include "count_hit"
 local site = redis.call('HGET', KEYS[1], ARGV[1])
 if not site or cjson.decode(site).status ~= 'connected' then
   return { 'not_connected' }
 end
-local n = redis.call('INCR', KEYS[3])
-if n == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[8]) end
-if n > tonumber(ARGV[7]) then
-  local left = redis.call('PTTL', KEYS[3])
-  if left < 0 then
-    redis.call('PEXPIRE', KEYS[3], ARGV[8])
-    left = tonumber(ARGV[8])
-  end
-  return { 'rate', left }
-end
+local _, left = countHit(KEYS[3], ARGV[7], ARGV[8])
+if left then return { 'rate', left } end
 local delivery = ARGV[3]
 local settings = redis.call('HGET', KEYS[2], ARGV[1])
 if settings then

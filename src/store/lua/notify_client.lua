@@ -8,18 +8,11 @@
 -- ARGV[2] rate limit (requests per window)
 -- ARGV[3] rate window (ms)
 -- Returns { 'replay', answerJSON } | { 'rate', retryAfterMs } | { 'ok', accountId or '' }.
+--- @include "count_hit"
 if KEYS[3] ~= '' then
   local answer = redis.call('GET', KEYS[3])
   if answer then return { 'replay', answer } end
 end
-local n = redis.call('INCR', KEYS[2])
-if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
-if n > tonumber(ARGV[2]) then
-  local left = redis.call('PTTL', KEYS[2])
-  if left < 0 then
-    redis.call('PEXPIRE', KEYS[2], ARGV[3])
-    left = tonumber(ARGV[3])
-  end
-  return { 'rate', left }
-end
+local _, left = countHit(KEYS[2], ARGV[2], ARGV[3])
+if left then return { 'rate', left } end
 return { 'ok', redis.call('HGET', KEYS[1], ARGV[1]) or '' }
