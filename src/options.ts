@@ -80,7 +80,9 @@ export const optionsSchema = z.object({
     /** Requests per site per person per window. */
     perPerson: z.object({ limit: z.number().int().positive(), windowSeconds: seconds }).strict().prefault({ limit: 30, windowSeconds: 60 * 60 }),
     /** Messages an inbox keeps; the oldest go first. */
-    inboxSize: z.number().int().positive().max(100_000).default(5000),
+    inboxSize: z.number().int().positive().max(100_000).default(1000),
+    /** Days a message stays in the inbox. */
+    inboxMaxAgeDays: z.number().int().positive().max(3650).default(180),
   }).strict().prefault({}),
   /** The letter queue (BullMQ on `redis`; in-process in the embedded mode). */
   letters: z.object({

@@ -4,9 +4,12 @@ import type Provider from 'oidc-provider';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { consoleLogger } from './log.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
-import { resolveOptions, type Logger, type ResolvedOptions, type SignoutNotifyOptions } from './options.ts';
+import { resolveOptions, type ContactLookup, type Logger, type ResolvedOptions, type SignoutNotifyOptions } from './options.ts';
 import { randomBytes } from 'node:crypto';
 
+import { withConsoleClient } from './console/console-client.ts';
+import { consoleData } from './console/data.ts';
+import { createPreferences, type Preferences } from './console/preferences.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { createCsrf } from './http/csrf.ts';
 import { createOrganizations, type Organizations } from './orgs/organizations.ts';
@@ -19,6 +22,7 @@ import { createConnectedSites, type ConnectedSite, type ConnectedSites } from '.
 import { recordSignIns } from './sites/record-sign-in.ts';
 import { bullmqLetterQueue, memoryLetterQueue, type LetterQueue } from './notify/letters.ts';
 import { notifyRoutes } from './notify/route.ts';
+import { createInbox, type Inbox } from './notify/inbox.ts';
 import { createSenders, type Senders } from './notify/senders.ts';
 import { letterSender } from './notify/send-letter.ts';
 import { unsubscribeRoutes } from './notify/unsubscribe-routes.ts';
@@ -40,6 +44,10 @@ export interface SignoutNotify {
   readonly organizations: Organizations;
   /** Mute switches and category settings per person and site. */
   readonly senders: Senders;
+  /** The person's inbox at the service. */
+  readonly inbox: Inbox;
+  /** What the person chose in the console (language). */
+  readonly preferences: Preferences;
   /** The durable letter queue. */
   readonly letters: LetterQueue;
   /** Starts sending letters in this process (attach() does it unless `letters.worker` is false). */
@@ -83,11 +91,13 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     store = new MemoryStore(options.keyPrefix);
   }
 
-  const adapter = createStoreAdapter(store, {
+  const storeAdapter = createStoreAdapter(store, {
     clockTolerance: options.clockTolerance,
     defaultTtl: options.defaultTtl,
     onReplay: (event) => reportReplay(logger, provider, event),
   });
+  // The console's own client is answered by the adapter (its redirect URI needs the issuer).
+  const adapter: StoreAdapter = { ...storeAdapter, factory: withConsoleClient(storeAdapter.factory, () => provider?.issuer, options.serviceName) };
 
   const mailer = createMailer(options.mail);
   let provider: Provider | undefined;
@@ -103,12 +113,20 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
   };
   const csrf = createCsrf(() => secrets()[0]!);
   const senders = createSenders(store);
+  const inbox = createInbox(store, { maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 });
+  const preferences = createPreferences(store);
+  // The person's language chosen in the console wins over the host's.
+  const contacts: ContactLookup = async (accountId) => {
+    const [contact, locale] = await Promise.all([options.contacts(accountId), preferences.locale(accountId)]);
+    if (!contact && !locale) return undefined;
+    return { ...contact, locale: locale ?? contact?.locale };
+  };
   const tokens = createUnsubscribeTokens(secrets);
   const letters = options.redis
     ? bullmqLetterQueue(options.redis, options.keyPrefix, options.letters, logger)
     : memoryLetterQueue(options.letters, logger);
   const sendLetter = letterSender({
-    store, sites, orgs: organizations, senders, contacts: options.contacts, mailer, tokens,
+    store, sites, orgs: organizations, senders, contacts, mailer, tokens,
     provider: () => provider, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
   });
   const startLetterWorker = () => letters.startWorker(sendLetter);
@@ -122,6 +140,8 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     sites,
     organizations,
     senders,
+    inbox,
+    preferences,
     letters,
     startLetterWorker,
     connectedSites: (accountId) => sites.list(accountId),
@@ -133,7 +153,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       logger,
       allowPrivateFetchHosts: options.allowPrivateFetchHosts,
       serviceName: options.serviceName,
-      contacts: options.contacts,
+      contacts,
       sites,
       orgs: organizations,
     }),
@@ -142,15 +162,16 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       target.use(missingClientAuthIsInvalidClient());
       target.use(endSessionPreStep(target));
       target.use(recordSignIns(target, sites, options.defaultTtl));
+      const data = consoleData({ provider: target, sites, senders, inbox, orgs: organizations, contacts });
       target.use(consoleRoutes({
-        provider: target, sites, orgs: organizations, access, csrf,
-        contacts: options.contacts, serviceName: options.serviceName, logger,
+        provider: target, data, sites, senders, inbox, orgs: organizations, access, csrf, preferences,
+        contacts, serviceName: options.serviceName, logger,
       }).routes());
       target.use(notifyRoutes({
         provider: target, store, sites, orgs: organizations, senders, contacts: options.contacts,
         queue: letters, logger, limits: options.notify,
       }).routes());
-      target.use(unsubscribeRoutes({ provider: target, senders, tokens, contacts: options.contacts, serviceName: options.serviceName }).routes());
+      target.use(unsubscribeRoutes({ provider: target, senders, tokens, contacts, serviceName: options.serviceName }).routes());
       watchReuse(target, logger);
       if (options.letters.worker) startLetterWorker();
     },

@@ -40,7 +40,7 @@ export interface NotifyDeps {
   contacts: ContactLookup;
   queue: LetterQueue;
   logger: Logger;
-  limits: { perClient: RateLimit; perPerson: RateLimit; inboxSize: number };
+  limits: { perClient: RateLimit; perPerson: RateLimit; inboxSize: number; inboxMaxAgeDays: number };
 }
 
 /** Request bodies larger than this are refused before parsing. */
@@ -208,7 +208,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
       store.run(
         commands.notifyAccount(),
         [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId)],
-        [clientId, category, DEFAULT_DELIVERY[category], id, JSON.stringify(entry), now, limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize],
+        [clientId, category, DEFAULT_DELIVERY[category], id, JSON.stringify(entry), now, limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize, limits.inboxMaxAgeDays * 86_400_000],
       ) as Promise<[string, string | number]>,
       Promise.resolve(deps.contacts(accountId)),
     ]);

@@ -59,6 +59,8 @@ export function createOrganizations(store: Store, organizations: readonly Organi
 
     get: (orgId: string) => byId.get(orgId),
 
+    list: (): Organization[] => [...byId.values()],
+
     /** The organizations a site belongs to (none for most sites: no Redis read then). */
     ofClient: (clientId: string): readonly Organization[] => byClient.get(clientId) ?? [],
 

@@ -5,6 +5,7 @@ import type { ContactLookup, Logger } from '../options.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
+import { consoleGrant } from '../console/console-client.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
 import { interactionUrl, siteAccessPolicy } from './site-access-policy.ts';
 
@@ -75,6 +76,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       if (account && token?.clientId && !(await deps.orgs.mayUse(sub, token.clientId))) return undefined;
       return account;
     },
+    loadExistingGrant: consoleGrant(host.loadExistingGrant),
     interactions: {
       ...host.interactions,
       policy: siteAccessPolicy(host.interactions?.policy, { sites: deps.sites, orgs: deps.orgs }),

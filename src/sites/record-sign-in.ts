@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
+import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
 import { subjectFor } from '../provider/subject.ts';
 import type { ConnectedSites } from './connected-sites.ts';
 
@@ -22,7 +23,8 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
     if (!succeeded.has(ctx)) return;
     const { session, client, grant } = (ctx as unknown as KoaContextWithOIDC).oidc;
     const accountId = session?.accountId;
-    if (!accountId || !client) return;
+    // The console is the service itself, not a site the person connected.
+    if (!accountId || !client || client.clientId === CONSOLE_CLIENT_ID) return;
     const now = Date.now();
     await sites.recordSignIn({
       accountId,

@@ -142,7 +142,7 @@ export const notifyClient = script('notify_client', (kv, [subjects, rate, idempo
   return ['ok', kv.hget(subjects!, sub!) ?? ''];
 });
 
-export const notifyAccount = script('notify_account', (kv, [sites, senders, rate, order, entries, unread], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep]) => {
+export const notifyAccount = script('notify_account', (kv, [sites, senders, rate, order, entries, unread], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge]) => {
   const site = kv.hget(sites!, clientId!);
   if (site === null || (JSON.parse(site) as { status?: string }).status !== 'connected') return ['not_connected'];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
@@ -158,15 +158,51 @@ export const notifyAccount = script('notify_account', (kv, [sites, senders, rate
   if (kv.hsetnx(entries!, id!, entry!)) {
     kv.zadd(order!, Number(now), id!);
     kv.zadd(unread!, Number(now), id!);
-    const excess = kv.zcard(order!) - Number(keep);
-    if (excess > 0) {
-      const old = kv.zentries(order!).slice(0, excess).map(([m]) => m);
+    const all = kv.zentries(order!);
+    const cutoff = Number(now) - Number(maxAge);
+    const old = all.filter(([, score]) => score < cutoff).map(([m]) => m);
+    const excess = all.length - old.length - Number(keep);
+    if (excess > 0) old.push(...all.slice(old.length, old.length + excess).map(([m]) => m));
+    if (old.length > 0) {
       kv.zrem(order!, ...old);
       kv.hdel(entries!, ...old);
       kv.zrem(unread!, ...old);
     }
+    for (const key of [order!, entries!, unread!]) kv.pexpire(key, Number(maxAge));
   }
   return ['stored', delivery];
+});
+
+/** Redis' score formatting, so cursors compare equal in both stores. */
+const scoreString = (score: number) => String(score);
+
+export const inboxPage = script('inbox_page', (kv, [order, entries, unread], [maxScore, skipFrom, minScore, size]) => {
+  const max = maxScore === '+inf' ? Infinity : Number(maxScore);
+  const rows = kv.zentries(order!)
+    .filter(([, score]) => score <= max && score >= Number(minScore))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
+  const out: (string | number)[] = [kv.zcard(unread!), 0];
+  let taken = 0;
+  for (const [id, score] of rows) {
+    if (skipFrom && scoreString(score) === maxScore && id >= skipFrom) continue;
+    if (taken === Number(size)) {
+      out[1] = 1;
+      break;
+    }
+    taken += 1;
+    out.push(id, scoreString(score), kv.hget(entries!, id) ?? '', kv.zscore(unread!, id) === null ? 0 : 1);
+  }
+  return out;
+});
+
+export const inboxChange = script('inbox_change', (kv, [order, entries, unread], [id, change]) => {
+  if (kv.hget(entries!, id!) === null) return 0;
+  kv.zrem(unread!, id!);
+  if (change === 'delete') {
+    kv.zrem(order!, id!);
+    kv.hdel(entries!, id!);
+  }
+  return 1;
 });
 
 export const letterClaim = script('letter_claim', (kv, [sent, hold], [holdMs, holder]) => {

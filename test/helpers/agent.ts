@@ -100,7 +100,9 @@ export function forms(html: string): Form[] {
     const fields: Record<string, string> = {};
     for (const input of m[2]!.matchAll(/<input\b[^>]*>/gi)) {
       const name = attr(input[0], 'name');
-      if (name) fields[name] = attr(input[0], 'value') ?? '';
+      // As a browser submits: radio buttons and checkboxes only when checked.
+      const choice = /\stype="(radio|checkbox)"/i.test(input[0]);
+      if (name && (!choice || /\schecked\b/i.test(input[0]))) fields[name] = attr(input[0], 'value') ?? (choice ? 'on' : '');
     }
     out.push({ action: attr(m[1]!, 'action') ?? '', method: attr(m[1]!, 'method') ?? 'get', fields });
   }

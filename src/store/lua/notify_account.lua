@@ -17,6 +17,7 @@
 -- ARGV[6] now (ms)
 -- ARGV[7] rate limit, ARGV[8] rate window (ms)
 -- ARGV[9] most entries an inbox keeps (the oldest go first)
+-- ARGV[10] how long entries are kept (ms); the inbox keys expire that long after the last message
 -- Returns { 'not_connected' } | { 'rate', retryAfterMs } | { 'skip', reason } | { 'stored', delivery }.
 --- @include "count_hit"
 local site = redis.call('HGET', KEYS[1], ARGV[1])
@@ -36,12 +37,17 @@ if delivery == 'off' then return { 'skip', 'category_off' } end
 if redis.call('HSETNX', KEYS[5], ARGV[4], ARGV[5]) == 1 then
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4])
   redis.call('ZADD', KEYS[6], ARGV[6], ARGV[4])
-  local excess = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[9])
+  local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. (tonumber(ARGV[6]) - tonumber(ARGV[10])))
+  local excess = redis.call('ZCARD', KEYS[4]) - #old - tonumber(ARGV[9])
   if excess > 0 then
-    local old = redis.call('ZRANGE', KEYS[4], 0, excess - 1)
-    redis.call('ZREMRANGEBYRANK', KEYS[4], 0, excess - 1)
+    local oldest = redis.call('ZRANGE', KEYS[4], #old, #old + excess - 1)
+    for _, id in ipairs(oldest) do old[#old + 1] = id end
+  end
+  if #old > 0 then
+    redis.call('ZREM', KEYS[4], unpack(old))
     redis.call('HDEL', KEYS[5], unpack(old))
     redis.call('ZREM', KEYS[6], unpack(old))
   end
+  for i = 4, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[10]) end
 end
 return { 'stored', delivery }

@@ -1,0 +1,152 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { z } from 'zod';
+
+import { readBody } from '../http/body.ts';
+import { crossOrigin, jsonErrors, loginRequired, PluginError } from '../http/errors.ts';
+import { sameOrigin } from '../http/origin.ts';
+import { CATEGORIES, DELIVERIES } from '../notify/categories.ts';
+import type { Inbox } from '../notify/inbox.ts';
+import type { Senders } from '../notify/senders.ts';
+import type { Logger } from '../options.ts';
+import type { Organizations } from '../orgs/organizations.ts';
+import type { SiteAccess } from '../sites/access.ts';
+import type { ConnectedSites } from '../sites/connected-sites.ts';
+import type { ConsoleData } from './data.ts';
+import { signedInAccount } from './session.ts';
+
+export interface ConsoleApiDeps {
+  provider: Provider;
+  data: ConsoleData;
+  sites: ConnectedSites;
+  senders: Senders;
+  inbox: Inbox;
+  orgs: Organizations;
+  access: SiteAccess;
+  logger: Logger;
+}
+
+interface ApiState {
+  accountId: string;
+}
+
+export const notFound = (what: string) => new PluginError(404, 'not_found', what);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** PUT /console/api/senders/:clientId: any of `muted` and `categories`, nothing else. */
+const senderChange = z.object({
+  muted: z.boolean().optional(),
+  categories: z.object(Object.fromEntries(CATEGORIES.map((c) => [c, z.enum(DELIVERIES).optional()]))).strict().optional(),
+}).strict();
+
+/** One validate step: the first problem as invalid_request, naming the field. */
+function validate<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const at = issue.path.join('.');
+  if (issue.code === 'unrecognized_keys') {
+    throw new errors.InvalidRequest(`unknown field ${issue.keys.map((k) => `"${at ? `${at}.` : ''}${k}"`).join(', ')}`);
+  }
+  throw new errors.InvalidRequest(`${at || 'body'}: ${issue.message}`);
+}
+
+/**
+ * The console's JSON API for the signed-in person (README "Console"). The
+ * page's forms do the same through its own routes; scripts use this.
+ */
+export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
+  const { provider, data, access, orgs } = deps;
+  const api = new Router<ApiState>({ prefix: '/console/api' });
+  api.use(jsonErrors(deps.logger));
+  api.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx, provider.issuer)) throw crossOrigin();
+    const accountId = await signedInAccount(provider, ctx);
+    if (!accountId) throw loginRequired();
+    ctx.state.accountId = accountId;
+    await next();
+  });
+
+  api.get('/sites', async (ctx) => {
+    ctx.body = (await data.sites(ctx.state.accountId)).map((site) => ({
+      ...site,
+      firstSignInAt: iso(site.firstSignInAt),
+      lastSignInAt: iso(site.lastSignInAt),
+      ...(site.blockedAt !== undefined ? { blockedAt: iso(site.blockedAt) } : {}),
+    }));
+  });
+
+  api.post('/sites/:clientId/block', async (ctx) => {
+    if (await access.blockSite(ctx.state.accountId, ctx.params.clientId!) === 'not_connected') throw notFound('you never signed in to this site');
+    ctx.status = 204;
+  });
+
+  api.post('/sites/:clientId/unblock', async (ctx) => {
+    if (await access.unblockSite(ctx.state.accountId, ctx.params.clientId!) === 'not_connected') throw notFound('you never signed in to this site');
+    ctx.status = 204;
+  });
+
+  api.get('/senders', async (ctx) => {
+    ctx.body = (await data.senders(ctx.state.accountId)).map(({ clientId, name, muted, categories }) => ({ clientId, name, muted, categories }));
+  });
+
+  api.put('/senders/:clientId', async (ctx) => {
+    if (!ctx.is('application/json')) throw new errors.InvalidRequest('content type must be application/json');
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(ctx, 4096));
+    } catch (err) {
+      if (err instanceof errors.InvalidRequest) throw err;
+      throw new errors.InvalidRequest('body is not valid JSON');
+    }
+    const change = validate(senderChange, body);
+    const site = await deps.sites.get(ctx.state.accountId, ctx.params.clientId!);
+    if (site?.status !== 'connected') throw notFound('no such sender: a site you signed in to and did not block');
+    const settings = await deps.senders.update(ctx.state.accountId, ctx.params.clientId!, change);
+    ctx.body = { clientId: ctx.params.clientId, ...settings };
+  });
+
+  api.get('/inbox', async (ctx) => {
+    const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '' ? ctx.query.cursor : undefined;
+    const page = await data.inbox(ctx.state.accountId, cursor);
+    if (!page) throw new errors.InvalidRequest('cursor: not a cursor from this inbox');
+    ctx.body = { ...page, items: page.items.map(({ logoUri: _logo, ...item }) => ({ ...item, receivedAt: iso(item.receivedAt) })) };
+  });
+
+  api.post('/inbox/:id/read', async (ctx) => {
+    if (!(await deps.inbox.markRead(ctx.state.accountId, ctx.params.id!))) throw notFound('no such message');
+    ctx.status = 204;
+  });
+
+  api.delete('/inbox/:id', async (ctx) => {
+    if (!(await deps.inbox.remove(ctx.state.accountId, ctx.params.id!))) throw notFound('no such message');
+    ctx.status = 204;
+  });
+
+  const orgAdmin: Middleware<ApiState> = async (ctx, next) => {
+    // An unknown organization and someone else's look the same: 403.
+    if (!orgs.isAdmin((ctx as unknown as { params: { orgId: string } }).params.orgId, ctx.state.accountId)) {
+      throw new PluginError(403, 'access_denied', 'only the organization’s administrators may do this');
+    }
+    await next();
+  };
+
+  api.get('/orgs/:orgId/members', orgAdmin, async (ctx) => {
+    ctx.body = (await data.members(ctx.params.orgId!)).map((m) => ({
+      ...m,
+      ...(m.removedAt !== undefined ? { removedAt: iso(m.removedAt) } : {}),
+    }));
+  });
+
+  api.delete('/orgs/:orgId/members/:accountId', orgAdmin, async (ctx) => {
+    const result = await access.removeMember(ctx.params.orgId!, ctx.params.accountId!);
+    if (result === 'not_member') throw notFound('no such member');
+    if (result === 'admin') throw new PluginError(400, 'invalid_request', 'administrators are set in the configuration and cannot be removed here');
+    ctx.status = 204;
+  });
+
+  return api;
+}

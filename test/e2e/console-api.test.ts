@@ -1,0 +1,169 @@
+import { expect } from 'chai';
+
+import { Agent } from '../helpers/agent.ts';
+import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+
+const shop = siteClient('c-shop', { client_name: 'Shop', client_uri: 'https://shop.example', logo_uri: 'https://shop.example/logo.png' });
+const news = siteClient('c-news', { client_name: 'News', client_uri: 'https://news.example' });
+
+type Json = Record<string, unknown>;
+
+/** The console's JSON API: sites, senders, inbox (organizations are in loss-of-access.test.ts). */
+describe('console JSON API', () => {
+  let h: Harness;
+
+  before(async () => {
+    h = await startHarness('console-api', { clients: [shop, news], plugin: { notify: { perPerson: { limit: 100, windowSeconds: 60 } } } });
+  });
+  after(() => h.close());
+
+  async function api(agent: Agent, method: string, path: string, body?: unknown, headers: Record<string, string> = { origin: h.issuer }) {
+    const url = new URL(`${h.issuer}/console/api${path}`);
+    const res = await fetch(url, {
+      method,
+      headers: {
+        cookie: [...(agent.cookies.get(url.host) ?? new Map())].map(([k, v]) => `${k}=${v}`).join('; '),
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) as unknown : undefined, headers: res.headers };
+  }
+
+  async function notify(client: typeof shop, sub: string, extra: Json = {}) {
+    const res = await fetch(`${h.issuer}/api/notify`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ sub, category: 'product', title: 'T', body: 'B', ...extra }),
+    });
+    return { status: res.status, json: await res.json() as Json };
+  }
+
+  /** A person signed in to both sites, with the subs the sites got. */
+  async function person(email: string) {
+    const agent = new Agent();
+    const a = await signIn(h, await discover(h, shop), agent, email);
+    const b = await signIn(h, await discover(h, news), agent, email);
+    return { agent, shopSub: a.tokens.claims()!.sub, newsSub: b.tokens.claims()!.sub };
+  }
+
+  it('answers 401 login_required on every route without a service session', async () => {
+    const stranger = new Agent();
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/sites'], ['POST', '/sites/c-shop/block'], ['POST', '/sites/c-shop/unblock'],
+      ['GET', '/senders'], ['PUT', '/senders/c-shop', { muted: true }],
+      ['GET', '/inbox'], ['POST', '/inbox/x/read'], ['DELETE', '/inbox/x'],
+      ['GET', '/orgs/o/members'], ['DELETE', '/orgs/o/members/a'],
+    ];
+    for (const [method, path, body] of routes) {
+      const res = await api(stranger, method, path, body);
+      expect({ route: `${method} ${path}`, status: res.status, body: res.body }).to.deep.equal({
+        route: `${method} ${path}`, status: 401, body: { error: 'login_required', error_description: 'sign in to the service first' },
+      });
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+    }
+  });
+
+  it('refuses every state-changing route from another origin (403), and leaves things as they were', async () => {
+    const { agent } = await person('origin@example.com');
+    const routes: [string, string, unknown?][] = [
+      ['POST', '/sites/c-shop/block'], ['POST', '/sites/c-shop/unblock'], ['PUT', '/senders/c-shop', { muted: true }],
+      ['POST', '/inbox/x/read'], ['DELETE', '/inbox/x'], ['DELETE', '/orgs/o/members/a'],
+    ];
+    const refusedHeaders: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, {}];
+    for (const headers of refusedHeaders) {
+      for (const [method, path, body] of routes) {
+        const res = await api(agent, method, path, body, headers);
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).to.equal(403);
+        expect(res.body).to.deep.equal({ error: 'invalid_request', error_description: 'cross-origin request refused' });
+      }
+    }
+    const senders = (await api(agent, 'GET', '/senders')).body as Json[];
+    expect(senders.map((s) => s.muted)).to.deep.equal([false, false]);
+    // The browser's own same-origin request passes.
+    expect((await api(agent, 'PUT', '/senders/c-shop', { muted: true }, { 'sec-fetch-site': 'same-origin' })).status).to.equal(200);
+  });
+
+  it('lists connected sites with what they may do', async () => {
+    const { agent } = await person('sites@example.com');
+    const sites = (await api(agent, 'GET', '/sites')).body as Json[];
+    expect(sites.map((s) => s.clientId).sort()).to.deep.equal(['c-news', 'c-shop']);
+    const site = sites.find((s) => s.clientId === 'c-shop')!;
+    expect(site).to.include({ name: 'Shop', uri: 'https://shop.example', logoUri: 'https://shop.example/logo.png', offlineAccess: false, status: 'connected' });
+    expect(site.scopes).to.deep.equal(['openid', 'email']);
+    expect(Date.parse(site.firstSignInAt as string)).to.be.closeTo(Date.now(), 60_000);
+    expect(site.lastSignInAt).to.be.a('string');
+    expect(Object.keys(site).sort()).to.deep.equal(['clientId', 'firstSignInAt', 'lastSignInAt', 'logoUri', 'name', 'offlineAccess', 'scopes', 'status', 'uri']);
+  });
+
+  it('senders: defaults from the category table; a change applies to the next /api/notify; a blocked site is no sender', async () => {
+    const { agent, shopSub } = await person('senders@example.com');
+    const defaults = { transactional: 'account_and_email', product: 'account', promotions: 'off' };
+    expect((await api(agent, 'GET', '/senders')).body).to.have.deep.members([
+      { clientId: 'c-news', name: 'News', muted: false, categories: defaults },
+      { clientId: 'c-shop', name: 'Shop', muted: false, categories: defaults },
+    ]);
+
+    expect((await notify(shop, shopSub, { category: 'promotions' })).json).to.deep.equal({ inApp: false, email: false, skipped: 'category_off' });
+    const put = await api(agent, 'PUT', '/senders/c-shop', { categories: { promotions: 'account' } });
+    expect(put).to.deep.include({ status: 200, body: { clientId: 'c-shop', muted: false, categories: { transactional: 'account_and_email', product: 'account', promotions: 'account' } } });
+    expect((await notify(shop, shopSub, { category: 'promotions' })).json).to.deep.equal({ inApp: true, email: false, skipped: null });
+    expect((await api(agent, 'PUT', '/senders/c-shop', { muted: true })).status).to.equal(200);
+    expect((await notify(shop, shopSub, { category: 'promotions' })).json).to.deep.equal({ inApp: false, email: false, skipped: 'muted' });
+
+    expect((await api(agent, 'POST', '/sites/c-news/block')).status).to.equal(204);
+    const senders = (await api(agent, 'GET', '/senders')).body as Json[];
+    expect(senders.map((s) => s.clientId)).to.deep.equal(['c-shop']);
+    expect((await api(agent, 'PUT', '/senders/c-news', { muted: false })).body).to.deep.equal({ error: 'not_found', error_description: 'no such sender: a site you signed in to and did not block' });
+  });
+
+  it('senders: answers 400 naming what is wrong in a bad body', async () => {
+    const { agent } = await person('badbody@example.com');
+    const bad = async (body: unknown, description: string, type?: string) => {
+      const res = await api(agent, 'PUT', '/senders/c-shop', body, { origin: h.issuer, ...(type ? { 'content-type': type } : {}) });
+      expect({ status: res.status, body: res.body }).to.deep.equal({ status: 400, body: { error: 'invalid_request', error_description: description } });
+    };
+    await bad({ muted: 'yes' }, 'muted: Invalid input: expected boolean, received string');
+    await bad({ categories: { promotions: 'sometimes' } }, 'categories.promotions: Invalid option: expected one of "account_and_email"|"account"|"off"');
+    await bad({ categories: { news: 'off' } }, 'unknown field "categories.news"');
+    await bad({ volume: 11 }, 'unknown field "volume"');
+    await bad('{"muted":', 'body is not valid JSON');
+    await bad('muted=true', 'content type must be application/json', 'application/x-www-form-urlencoded');
+    expect(((await api(agent, 'GET', '/senders')).body as Json[]).every((s) => s.muted === false)).to.equal(true);
+  });
+
+  it('inbox: newest first, unread count, pages by cursor, read and delete', async () => {
+    const { agent, shopSub, newsSub } = await person('inbox@example.com');
+    for (let i = 1; i <= 25; i += 1) {
+      expect((await notify(i % 2 ? shop : news, i % 2 ? shopSub : newsSub, { title: `Message ${i}`, body: `Body ${i}\nhttps://x.example/${i}`, ...(i === 25 ? { url: 'https://shop.example/25' } : {}) })).json.inApp).to.equal(true);
+    }
+    const first = (await api(agent, 'GET', '/inbox')).body as { items: Json[]; unread: number; next: string | null };
+    expect(first.unread).to.equal(25);
+    expect(first.items.map((i) => i.title)).to.deep.equal(Array.from({ length: 20 }, (_, k) => `Message ${25 - k}`));
+    expect(first.items[0]).to.deep.include({ clientId: 'c-shop', siteName: 'Shop', category: 'product', body: 'Body 25\nhttps://x.example/25', url: 'https://shop.example/25', read: false });
+    expect(Object.keys(first.items[0]!).sort()).to.deep.equal(['body', 'category', 'clientId', 'id', 'read', 'receivedAt', 'siteName', 'title', 'url']);
+    expect(first.next).to.be.a('string');
+    const second = (await api(agent, 'GET', `/inbox?cursor=${encodeURIComponent(first.next!)}`)).body as typeof first;
+    expect(second.items.map((i) => i.title)).to.deep.equal(['Message 5', 'Message 4', 'Message 3', 'Message 2', 'Message 1']);
+    expect(second.next).to.equal(null);
+
+    const id = first.items[0]!.id as string;
+    expect((await api(agent, 'POST', `/inbox/${id}/read`)).status).to.equal(204);
+    expect((await api(agent, 'POST', `/inbox/${id}/read`)).status).to.equal(204);
+    const afterRead = (await api(agent, 'GET', '/inbox')).body as typeof first;
+    expect(afterRead.unread).to.equal(24);
+    expect(afterRead.items[0]).to.deep.include({ id, read: true });
+    expect((await api(agent, 'DELETE', `/inbox/${id}`)).status).to.equal(204);
+    expect((await api(agent, 'DELETE', `/inbox/${id}`)).body).to.deep.equal({ error: 'not_found', error_description: 'no such message' });
+    expect((await api(agent, 'POST', '/inbox/nope/read')).status).to.equal(404);
+    expect(((await api(agent, 'GET', '/inbox')).body as typeof first).items[0]!.title).to.equal('Message 24');
+    expect((await api(agent, 'GET', '/inbox?cursor=garbage')).body).to.deep.equal({ error: 'invalid_request', error_description: 'cursor: not a cursor from this inbox' });
+
+    // Someone else's message is not there for them.
+    const other = await person('inbox-other@example.com');
+    expect((await api(other.agent, 'DELETE', `/inbox/${first.items[1]!.id as string}`)).status).to.equal(404);
+  });
+});
