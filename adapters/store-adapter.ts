@@ -66,6 +66,18 @@ export interface StoreAdapter {
   grantIds(accountId: string, clientId: string): Promise<string[]>;
   /** Revokes every grant of one account at one client; returns the grant ids. */
   revokeAccountGrants(accountId: string, clientId: string): Promise<string[]>;
+  /**
+   * Starts collecting this request's writes (token endpoint): `consume` and
+   * `upsert` return at once and are sent together by {@link flush}.
+   */
+  batch(ctx: object): void;
+  /**
+   * Sends the request's collected writes in one round trip. Resolves with the
+   * error to answer instead (a consumed code or refresh token presented twice
+   * at once: its grant is revoked), or undefined. `discard` drops them (the
+   * request failed: nothing it meant to write is written, nothing consumed).
+   */
+  flush(ctx: object, discard?: boolean): Promise<Error | undefined>;
 }
 
 /**
@@ -135,6 +147,81 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     return entries.filter(([, expiresAt]) => expiresAt > now).map(([grantId]) => grantId);
   }
 
+  /** Writes a record with its TTL, and indexes it under its grant (and account). */
+  async function write(model: string, id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const key = keys.record(model, id);
+    const ttl = ttlMs(expiresIn);
+    const json = JSON.stringify(payload);
+    const now = Date.now();
+
+    if (model === 'Grant') {
+      const writes: Promise<unknown>[] = [
+        store.run(commands.guardedUpsert(), [key, keys.grantTombstone(id)], [json, ttl]),
+      ];
+      if (payload.accountId && payload.clientId) {
+        writes.push(store.run(commands.indexAdd(), [keys.accountGrants(payload.accountId, payload.clientId)], [id, now + ttl, now]));
+      }
+      await Promise.all(writes);
+      return;
+    }
+
+    const writes: Promise<unknown>[] = [store.run(commands.upsert(), [key], [json, ttl])];
+    if (model === 'Session' && payload.uid) {
+      writes.push(store.run(commands.upsert(), [keys.sessionUid(payload.uid)], [json, ttl]));
+    }
+    if (payload.userCode) {
+      writes.push(store.run(commands.upsert(), [keys.userCode(payload.userCode)], [JSON.stringify(id), ttl]));
+    }
+    const grantId = GRANTABLE.has(model) ? payload.grantId : undefined;
+    if (grantId) {
+      writes.push(store.run(
+        commands.indexAdd(),
+        [keys.grantIndex(grantId), keys.grantTombstone(grantId)],
+        [key, now + ttl, now],
+      ));
+    }
+    const results = await Promise.all(writes);
+    if (grantId && results.at(-1) === 0) {
+      // The grant was revoked while this record was being written: take it back.
+      await store.del([key]);
+    }
+  }
+
+  /**
+   * Marks a record consumed in one atomic step; never recreates a missing one.
+   * A record consumed by a concurrent request is the theft signal the
+   * provider acts on when it sees `consumed`: the whole chain goes.
+   */
+  async function markConsumed(model: string, id: string): Promise<void> {
+    const reply = (await store.run(
+      commands.consume(),
+      [keys.record(model, id)],
+      [Math.floor(Date.now() / 1000)],
+    )) as [number, string?];
+    if (reply[0] === 1) return;
+    if (reply[0] === -1) {
+      throw new errors.InvalidGrant(`${model} not found`);
+    }
+    const payload = JSON.parse(reply[1]!) as AdapterPayload;
+    if (payload.grantId) await revokeGrant(payload.grantId);
+    options.onReplay?.({
+      model,
+      grantId: payload.grantId,
+      clientId: payload.clientId,
+      accountId: payload.accountId,
+    });
+    throw new errors.InvalidGrant(`${model} already used`);
+  }
+
+  // The token endpoint's writes (consume the old code or refresh token, save
+  // the new tokens) are collected and sent together when the response is
+  // ready: one round trip instead of three. See batch()/flush().
+  const batches = new WeakMap<object, (() => Promise<void>)[]>();
+  function collecting(): (() => Promise<void>)[] | undefined {
+    const ctx = Provider.ctx;
+    return ctx ? batches.get(ctx) : undefined;
+  }
+
   class StoreModelAdapter implements Adapter {
     readonly model: string;
 
@@ -147,42 +234,12 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const key = this.key(id);
-      const ttl = ttlMs(expiresIn);
-      const json = JSON.stringify(payload);
-      const now = Date.now();
-
-      if (this.model === 'Grant') {
-        const writes: Promise<unknown>[] = [
-          store.run(commands.guardedUpsert(), [key, keys.grantTombstone(id)], [json, ttl]),
-        ];
-        if (payload.accountId && payload.clientId) {
-          writes.push(store.run(commands.indexAdd(), [keys.accountGrants(payload.accountId, payload.clientId)], [id, now + ttl, now]));
-        }
-        await Promise.all(writes);
+      const pending = collecting();
+      if (pending) {
+        pending.push(() => write(this.model, id, payload, expiresIn));
         return;
       }
-
-      const writes: Promise<unknown>[] = [store.run(commands.upsert(), [key], [json, ttl])];
-      if (this.model === 'Session' && payload.uid) {
-        writes.push(store.run(commands.upsert(), [keys.sessionUid(payload.uid)], [json, ttl]));
-      }
-      if (payload.userCode) {
-        writes.push(store.run(commands.upsert(), [keys.userCode(payload.userCode)], [JSON.stringify(id), ttl]));
-      }
-      const grantId = GRANTABLE.has(this.model) ? payload.grantId : undefined;
-      if (grantId) {
-        writes.push(store.run(
-          commands.indexAdd(),
-          [keys.grantIndex(grantId), keys.grantTombstone(grantId)],
-          [key, now + ttl, now],
-        ));
-      }
-      const results = await Promise.all(writes);
-      if (grantId && results.at(-1) === 0) {
-        // The grant was revoked while this record was being written: take it back.
-        await store.del([key]);
-      }
+      await write(this.model, id, payload, expiresIn);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -202,26 +259,12 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     }
 
     async consume(id: string): Promise<void> {
-      const reply = (await store.run(
-        commands.consume(),
-        [this.key(id)],
-        [Math.floor(Date.now() / 1000)],
-      )) as [number, string?];
-      if (reply[0] === 1) return;
-      if (reply[0] === -1) {
-        throw new errors.InvalidGrant(`${this.model} not found`);
+      const pending = collecting();
+      if (pending) {
+        pending.push(() => markConsumed(this.model, id));
+        return;
       }
-      // Consumed by a concurrent request: the same theft signal the provider
-      // acts on when it sees `consumed`, so the whole chain goes.
-      const payload = JSON.parse(reply[1]!) as AdapterPayload;
-      if (payload.grantId) await revokeGrant(payload.grantId);
-      options.onReplay?.({
-        model: this.model,
-        grantId: payload.grantId,
-        clientId: payload.clientId,
-        accountId: payload.accountId,
-      });
-      throw new errors.InvalidGrant(`${this.model} already used`);
+      await markConsumed(this.model, id);
     }
 
     async destroy(id: string): Promise<void> {
@@ -253,6 +296,19 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     factory: (model: string) => new StoreModelAdapter(model),
     revokeGrant,
     grantIds,
+    batch(ctx) {
+      batches.set(ctx, []);
+    },
+    async flush(ctx, discard = false) {
+      const ops = batches.get(ctx) ?? [];
+      batches.delete(ctx);
+      if (discard || ops.length === 0) return undefined;
+      const results = await Promise.allSettled(ops.map((op) => op()));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (!failed) return undefined;
+      if (failed.reason instanceof errors.InvalidGrant) return failed.reason as Error;
+      throw failed.reason;
+    },
     async revokeAccountGrants(accountId, clientId) {
       const ids = await grantIds(accountId, clientId);
       await Promise.all(ids.map(revokeGrant));

@@ -16,6 +16,7 @@ import { createOrganizations, type Organizations } from './orgs/organizations.ts
 import { configureProvider } from './provider/configure.ts';
 import { endSessionPreStep } from './provider/end-session.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
+import { batchTokenWrites } from './provider/token-batch.ts';
 import { reportReplay, watchReuse } from './provider/reuse.ts';
 import { createSiteAccess, type BlockResult, type RemoveMemberResult, type UnblockResult } from './sites/access.ts';
 import { createConnectedSites, type ConnectedSite, type ConnectedSites } from './sites/connected-sites.ts';
@@ -159,6 +160,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     }),
     attach(target) {
       provider = target;
+      target.use(batchTokenWrites(target, adapter));
       target.use(missingClientAuthIsInvalidClient());
       target.use(endSessionPreStep(target));
       target.use(recordSignIns(target, sites, options.defaultTtl));
