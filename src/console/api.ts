@@ -62,7 +62,8 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
   const api = new Router<ApiState>({ prefix: '/console/api' });
   api.use(jsonErrors(deps.logger));
   api.use(async (ctx, next) => {
-    ctx.set('Cache-Control', 'no-store');
+    // Personal data: never cached, never framed, never run as anything but data.
+    ctx.set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'", 'X-Content-Type-Options': 'nosniff' });
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx, provider.issuer)) throw crossOrigin();
     const accountId = await signedInAccount(provider, ctx);
     if (!accountId) throw loginRequired();

@@ -64,6 +64,7 @@ describe('console JSON API', () => {
         route: `${method} ${path}`, status: 401, body: { error: 'login_required', error_description: 'sign in to the service first' },
       });
       expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(res.headers.get('content-security-policy')).to.equal("default-src 'none'; frame-ancestors 'none'");
     }
   });
 

@@ -12,6 +12,8 @@ const publicSite = siteClient('n-public', { token_endpoint_auth_method: 'none', 
 // RFC 6749 appendix B: id and secret are form-encoded before Basic.
 const encoded = siteClient('n:enc', { client_secret: 'a+b:c%d e/0123456789abcdef', client_uri: 'https://enc.example' });
 const burst = siteClient('n-burst', { client_uri: 'https://burst.example' });
+const expired = siteClient('n-expired', { client_secret_expires_at: 1 });
+const postAuth = siteClient('n-post', { token_endpoint_auth_method: 'client_secret_post', client_uri: 'https://post.example' });
 
 type Answer = { status: number; headers: Headers; json: Record<string, unknown> | undefined };
 
@@ -21,7 +23,7 @@ describe('POST /api/notify', () => {
 
   before(async () => {
     h = await startHarness('notify', {
-      clients: [site, other, pairwise, publicSite, encoded],
+      clients: [site, other, pairwise, publicSite, encoded, expired, postAuth],
       plugin: {
         letters: { backoffMs: 50 },
         contacts: async (accountId: string) => {
@@ -85,6 +87,13 @@ describe('POST /api/notify', () => {
         expect(res.headers.get('www-authenticate')).to.match(/^Basic realm="notify"/);
       }
       expect(lettersTo('auth1@example.com')).to.have.length(0);
+    });
+
+    it('refuses a client whose secret has expired, and accepts one registered for client_secret_post', async () => {
+      const res = await notify(message('whoever'), { client: expired });
+      expect({ status: res.status, json: res.json }).to.deep.equal({ status: 401, json: { error: 'invalid_client', error_description: 'client secret expired' } });
+      const sub = await connect('post@example.com', postAuth);
+      expect((await notify(message(sub, { category: 'product' }), { client: postAuth })).status).to.equal(202);
     });
 
     it('decodes form-encoded credentials (RFC 6749 appendix B)', async () => {
