@@ -68,7 +68,7 @@ function memberRow(locale: Locale, orgId: string, member: OrgMemberView): SafeHt
       : html` <span class="muted">${tx(locale, 'console.org.removed_on', { date: timeTag(locale, member.removedAt) })}</span>`}`
     : html`<span class="badge badge-ok">${t(locale, 'console.org.active')}</span>`;
   const action = !removed && !member.admin
-    ? html`<a href="${path('/console/orgs/', orgId, '/members/', member.accountId, '/remove')}" class="btn danger-outline">${tx(locale, 'console.org.remove', { member: html`<span class="visually-hidden">${memberName(member)}</span>` })}</a>`
+    ? html`<a href="${path('/console/orgs/', orgId, '/members/', member.accountId, '/remove')}" class="btn danger-outline"><span>${tx(locale, 'console.org.remove', { member: html`<span class="visually-hidden">${memberName(member)}</span>` })}</span></a>`
     : null;
   return html`<tr${removed ? html` class="is-removed"` : null}>
 <th scope="row">${memberName(member)}</th>

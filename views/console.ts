@@ -227,7 +227,7 @@ function siteItem(locale: Locale, csrf: string, site: ConsoleSiteView, index: nu
 ${buttonForm(path('/console/sites/', site.clientId, '/unblock'), csrf, tx(locale, 'console.sites.unblock', { siteName: bdi(site.name) }), 'btn secondary')}
 </div>`
     : html`<div class="item-foot">
-<a class="btn danger-outline" href="${path('/console/sites/', site.clientId, '/block')}">${tx(locale, 'console.sites.block', { siteName: bdi(site.name) })}</a>
+<a class="btn danger-outline" href="${path('/console/sites/', site.clientId, '/block')}"><span>${tx(locale, 'console.sites.block', { siteName: bdi(site.name) })}</span></a>
 </div>`;
   return html`<li class="tile${blocked ? ' is-blocked' : ''}">
 <div class="item-head">
@@ -337,7 +337,7 @@ ${message.read ? null : html`<span class="badge badge-unread">${t(locale, 'conso
 <h3 id="${id}" class="message-title" dir="auto">${verbatim(message.title)}</h3>
 <p class="message-body" dir="auto">${verbatim(message.body)}</p>
 <div class="message-actions">
-${url ? html`<a class="btn primary" href="${url.href}" rel="noopener noreferrer" target="_blank">${tx(locale, 'console.inbox.open', { siteName: bdi(message.siteName) })}${newTab(locale)}</a>` : null}
+${url ? html`<a class="btn primary" href="${url.href}" rel="noopener noreferrer" target="_blank"><span>${tx(locale, 'console.inbox.open', { siteName: bdi(message.siteName) })}${newTab(locale)}</span></a>` : null}
 ${message.read ? null : buttonForm(`${base}/read`, csrf, t(locale, 'console.inbox.mark_read'), 'btn secondary', id)}
 ${buttonForm(`${base}/delete`, csrf, t(locale, 'console.inbox.delete'), 'btn danger-quiet', id)}
 </div>

@@ -4,10 +4,11 @@
  * 127.0.0.1 for the browser to land on.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
@@ -185,4 +186,15 @@ export async function startSiteServer(): Promise<SiteServer> {
       server.close(() => resolve());
     }),
   };
+}
+
+/** Where browser tests leave screenshots: test-artifacts/ at the project root (git-ignored). */
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+/** A full-page PNG of `page` saved as test-artifacts/<name>; returns its path. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  await mkdir(ARTIFACTS_DIR, { recursive: true });
+  const file = join(ARTIFACTS_DIR, name);
+  await page.screenshot({ path: file, fullPage: true, timeout: BROWSER_TIMEOUT_MS });
+  return file;
 }
