@@ -1,0 +1,143 @@
+/**
+ * One load run with autocannon: fixed connections, for a duration or a number
+ * of requests, optionally at a fixed overall rate. Every request body comes
+ * from `body()`, so each can carry a fresh token. Latencies are recorded here
+ * from autocannon's per-response event (fractions of a millisecond; its own
+ * histogram keeps whole milliseconds), 2xx answers only.
+ */
+import autocannon from 'autocannon';
+
+export interface RequestSpec {
+  path: string;
+  headers: Record<string, string>;
+  /** The next body; undefined when the supply (fresh tokens) has run out. */
+  body: () => string | undefined;
+  /** Whether a 2xx answer is the right one (e.g. `"active":true`); wrong ones count as errors. */
+  expect?: (body: string) => boolean;
+  /** Sees every right answer (e.g. to note the tokens it carries). */
+  onOk?: (body: string) => void;
+}
+
+export interface Load {
+  connections: number;
+  /** Seconds; the run may end sooner when `supply` requests have been made. */
+  duration?: number;
+  /** Exactly this many requests (instead of a duration). */
+  amount?: number;
+  overallRate?: number;
+  /** How many bodies `body()` can give (tokens minted); caps the run. */
+  supply?: number;
+}
+
+export interface Latency {
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export interface RunResult {
+  /** 2xx with the expected answer. */
+  ok: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  /** 2xx whose body was not the expected answer. */
+  wrong: number;
+  statusCodes: Record<string, number>;
+  seconds: number;
+  rps: number;
+  latency: Latency;
+  /** Every 2xx latency, ms (to merge runs). */
+  latencies: number[];
+  /** The supply ran out before the duration was over. */
+  ranOut: boolean;
+}
+
+export function percentiles(values: number[]): Latency {
+  if (values.length === 0) return { p50: NaN, p99: NaN, max: NaN, mean: NaN };
+  const sorted = Float64Array.from(values).sort();
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]!, mean: sum / sorted.length };
+}
+
+export async function drive(url: string, spec: RequestSpec, load: Load): Promise<RunResult> {
+  let wrong = 0;
+  let ranOut = false;
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let lastBody = '';
+  const cap = load.amount ?? (load.supply !== undefined ? Math.max(load.supply, load.connections) : undefined);
+
+  const instance = autocannon({
+    url,
+    connections: load.connections,
+    ...(load.amount !== undefined ? { amount: load.amount } : { duration: load.duration ?? 10 }),
+    ...(cap !== undefined && load.amount === undefined ? { maxOverallRequests: cap } : {}),
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+    timeout: 10,
+    requests: [{
+      method: 'POST',
+      path: spec.path,
+      headers: spec.headers,
+      setupRequest(request) {
+        const body = spec.body();
+        if (body === undefined) {
+          ranOut = true;
+          return { ...request, body: lastBody };
+        }
+        lastBody = body;
+        return { ...request, body };
+      },
+      onResponse(status, body) {
+        statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+        if (status < 200 || status >= 300) return;
+        if (spec.expect && !spec.expect(body)) wrong += 1;
+        else spec.onOk?.(body);
+      },
+    }],
+  });
+  // Timed from the first request to the last answer: autocannon itself stops
+  // only at its next one-second tick once every connection is done.
+  const started = process.hrtime.bigint();
+  let last = started;
+  let answered = 0;
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    last = process.hrtime.bigint();
+    answered += 1;
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const result = await instance;
+  // At a fixed rate autocannon sends each second's requests at its start, so
+  // the last answer may come well before the end: count the whole duration.
+  const seconds = Math.max(Number(last - started) / 1e9, load.overallRate ? load.duration ?? 10 : 0);
+  const ok = result['2xx'] - wrong;
+  // The supply cap ended the run before its duration.
+  if (load.amount === undefined && cap !== undefined && answered >= cap && seconds < (load.duration ?? 10) * 0.95) ranOut = true;
+  return {
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    wrong,
+    statusCodes,
+    seconds,
+    rps: ok / seconds,
+    latency: percentiles(latencies),
+    latencies,
+    ranOut,
+  };
+}
+
+/** A supply of bodies from a list, each used once. */
+export function once(values: string[], toBody: (value: string) => string): { body: () => string | undefined; supply: number } {
+  let i = 0;
+  return { body: () => (i < values.length ? toBody(values[i++]!) : undefined), supply: values.length };
+}
+
+/** Bodies from a list, round robin (tokens that may be presented again, e.g. for introspection). */
+export function roundRobin(values: string[], toBody: (value: string) => string): () => string {
+  let i = 0;
+  return () => toBody(values[i++ % values.length]!);
+}

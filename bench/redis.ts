@@ -1,0 +1,97 @@
+/**
+ * The orchestrator's own Redis connection: server-side counters (INFO),
+ * memory, the 1,000,000-token filler for the growth runs, and clean-up
+ * (SCAN + DEL under the run's prefix, never KEYS).
+ */
+import type { Redis } from 'ioredis';
+
+import { adapterKeys } from '../adapters/store-adapter.ts';
+
+/** Calls per command since start-up (INFO commandstats), commands run inside scripts included. */
+export async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info('commandstats');
+  const out = new Map<string, number>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out.set(m[1]!, Number(m[2]));
+  return out;
+}
+
+export function statsDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [name, calls] of after) {
+    const d = calls - (before.get(name) ?? 0);
+    if (d > 0) out.set(name, d);
+  }
+  return out;
+}
+
+/** CPU seconds the Redis server used so far (user + system, server-wide). */
+export async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  return Number(/^used_cpu_user:([\d.]+)/m.exec(info)![1]) + Number(/^used_cpu_sys:([\d.]+)/m.exec(info)![1]);
+}
+
+export async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(info)![1]);
+}
+
+export async function serverInfo(redis: Redis): Promise<{ version: string; keys: number }> {
+  const info = await redis.info('server');
+  return { version: /^redis_version:(\S+)/m.exec(info)![1]!, keys: await redis.dbsize() };
+}
+
+/** Deletes every key matching `pattern` (SCAN + DEL in batches); returns how many. */
+export async function deleteMatching(redis: Redis, pattern: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    cursor = next;
+    if (keys.length) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+/** Keys matching `pattern` (SCAN). */
+export async function countMatching(redis: Redis, pattern: string): Promise<number> {
+  let cursor = '0';
+  let count = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    cursor = next;
+    count += keys.length;
+  } while (cursor !== '0');
+  return count;
+}
+
+export const FILLER_ID = 'fill-';
+
+/**
+ * Writes `count` access-token records the way the adapter stores them
+ * (`<prefix>AccessToken:{<id>}` hash `{ p: payload JSON }` with PEXPIRE),
+ * pipelined in batches. `payload` is a real token's payload; each copy gets
+ * its own jti. Returns the seconds it took.
+ */
+export async function writeFiller(redis: Redis, prefix: string, count: number, payload: Record<string, unknown>, ttlMs: number, batch = 5000): Promise<number> {
+  const keys = adapterKeys(prefix);
+  const start = process.hrtime.bigint();
+  for (let from = 0; from < count; from += batch) {
+    const pipeline = redis.pipeline();
+    for (let i = from; i < Math.min(count, from + batch); i++) {
+      const id = `${FILLER_ID}${i.toString(36).padStart(8, '0')}`;
+      const key = keys.record('AccessToken', id);
+      pipeline.hset(key, 'p', JSON.stringify({ ...payload, jti: id }));
+      pipeline.pexpire(key, ttlMs);
+    }
+    await pipeline.exec();
+  }
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+/** Removes the filler again; returns the seconds it took. */
+export async function deleteFiller(redis: Redis, prefix: string): Promise<number> {
+  const start = process.hrtime.bigint();
+  // adapterKeys' record key `<prefix>AccessToken:{<id>}` with the id left open.
+  await deleteMatching(redis, `${prefix}AccessToken:{${FILLER_ID}*`);
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}

@@ -1,0 +1,323 @@
+/**
+ * A server process of the benchmark: `node bench/server-process.ts A|B`, with
+ * its settings as JSON in BENCH_SETTINGS. It serves HTTP on its port and
+ * answers the orchestrator's calls (bench/rpc.ts) on the IPC channel.
+ *
+ * Why a process per server: autocannon is JavaScript too. In the server's
+ * process it would share one event loop with the server under test, and every
+ * response it parses would count as server latency; as separate processes the
+ * OS puts them on the two cores.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+
+import { Queue } from 'bullmq';
+
+import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
+import { serve } from './rpc.ts';
+import { startA, startB, TTL, type ASettings, type CommonSettings, type ServerA, type ServerB } from './servers.ts';
+import { summarizeProfile, type ProfileSummary } from './profile.ts';
+
+export interface Counters {
+  /** The plugin store's own counters (`store.commandsSent`, `store.roundTrips`). */
+  store: { commands: number; roundTrips: number };
+  /** Everything on the process' Redis connection, BullMQ included (bench/servers.ts countWire). */
+  wire: { commands: number; roundTrips: number; byName: Record<string, number> };
+  warnings: number;
+  errors: number;
+  /** B: entries in its in-memory adapter. */
+  entries?: number;
+  /** CPU time this process used so far (user + system), µs. */
+  cpuMicros: number;
+}
+
+export interface GrantRevokeTiming {
+  k: number;
+  samples: number;
+  /** Median wall time of revokeGrant, ms. */
+  ms: number;
+  commands: number;
+  roundTrips: number;
+  /** Tokens of the grant still found afterwards (must be 0). */
+  left: number;
+}
+
+export interface InboxPageTiming {
+  messages: number;
+  calls: number;
+  /** Median wall time of one page, ms. */
+  ms: number;
+  p99: number;
+  commands: number;
+  roundTrips: number;
+  items: number;
+}
+
+/** The calls a server process answers. B answers the token calls only. */
+export type ServerApi = {
+  info(arg: undefined): Promise<{ kind: 'A' | 'B'; issuer: string; expiresIn: Record<string, number> }>;
+  /** Makes `count` accounts (A: the reference provider's, in Redis) that tokens are spread over. */
+  accounts(arg: { count: number }): Promise<string[]>;
+  mint(arg: { kind: TokenKind; count: number }): Promise<string[]>;
+  counters(arg: undefined): Promise<Counters>;
+  /** [commands, round trips] on A's connection so far (cheap, for one request at a time). */
+  wireCount(arg: undefined): Promise<[number, number]>;
+  /** Connects accounts [from, from + count) to the site (A), as a sign-in does; returns their `sub`s. */
+  connectPeople(arg: { from: number; count: number }): Promise<string[]>;
+  /** Memory test set-up and work (A): see run.ts "memory". */
+  memoryPrepare(arg: { kind: 'access' | 'refresh' | 'grant'; count: number }): Promise<void>;
+  memoryCreate(arg: { kind: 'access' | 'refresh' | 'grant'; count: number }): Promise<string[]>;
+  revokeGrant(arg: { k: number; samples: number }): Promise<GrantRevokeTiming>;
+  inboxPage(arg: { accountId: string; messages: number; calls: number; size: number }): Promise<InboxPageTiming>;
+  /** Removes the letters waiting in the queue (op 5 leaves thousands). */
+  drainLetters(arg: undefined): Promise<void>;
+  pendingLetters(arg: undefined): Promise<number>;
+  startLetterWorker(arg: undefined): Promise<void>;
+  profileStart(arg: undefined): Promise<void>;
+  profileStop(arg: { file: string }): Promise<ProfileSummary>;
+  close(arg: undefined): Promise<void>;
+};
+
+const kind = process.argv[2];
+if (kind !== 'A' && kind !== 'B') throw new Error('usage: server-process.ts A|B');
+const settings = JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as ASettings & CommonSettings;
+
+const server: ServerA | ServerB = kind === 'A' ? await startA(settings) : await startB(settings);
+let minter: Minter | undefined;
+let profiler: Session | undefined;
+
+function needA(): ServerA {
+  if (server.kind !== 'A') throw new Error('only server A (the plugin) has this');
+  return server;
+}
+
+function minterOf(): Minter {
+  if (!minter) throw new Error('call accounts() first');
+  return minter;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+async function counters(): Promise<Counters> {
+  if (server.kind === 'B') {
+    return { store: { commands: 0, roundTrips: 0 }, wire: { commands: 0, roundTrips: 0, byName: {} }, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage.size, cpuMicros: cpuMicros() };
+  }
+  const { store } = server.reference.plugin;
+  return {
+    store: { commands: store.commandsSent, roundTrips: store.roundTrips },
+    wire: { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName) },
+    warnings: server.logger.warnings,
+    errors: server.logger.errors,
+    cpuMicros: cpuMicros(),
+  };
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/** Wire commands and round trips of one piece of work (run alone). */
+async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; commands: number; roundTrips: number }> {
+  const a = needA();
+  const before = { commands: a.wire.commands, roundTrips: a.wire.roundTrips };
+  const start = process.hrtime.bigint();
+  const value = await work();
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  return { value, ms, commands: a.wire.commands - before.commands, roundTrips: a.wire.roundTrips - before.roundTrips };
+}
+
+type SignedIn = Awaited<ReturnType<Minter['signIn']>> & { accountId: string };
+const memoryGrants: SignedIn[] = [];
+
+async function signIn(accountId: string): Promise<SignedIn> {
+  return { ...(await minterOf().signIn(accountId)), accountId };
+}
+
+const api: ServerApi = {
+  async info() {
+    const client = await server.provider.Client.find('bench-site');
+    const expiresIn: Record<string, number> = {};
+    for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const) {
+      expiresIn[model] = new server.provider[model]({ client: client! } as never).expiration;
+    }
+    return { kind: server.kind, issuer: server.issuer, expiresIn };
+  },
+
+  async accounts({ count }) {
+    let ids: string[];
+    if (server.kind === 'A') {
+      const { accounts } = server.reference;
+      ids = await inParallel(count, 32, async (i) => (await accounts.findOrCreate(`person-${i}@bench.example`)).accountId);
+    } else {
+      const b = server;
+      ids = Array.from({ length: count }, (_, i) => {
+        const id = `b-account-${i}`;
+        b.accounts.set(id, `person-${i}@bench.example`);
+        return id;
+      });
+    }
+    minter = await createMinter(server.provider, ids);
+    return ids;
+  },
+
+  mint: ({ kind: tokenKind, count }) => minterOf().mint(tokenKind, count),
+
+  counters,
+
+  async wireCount() {
+    const a = needA();
+    return [a.wire.commands, a.wire.roundTrips];
+  },
+
+  async connectPeople({ from, count }) {
+    const a = needA();
+    const ids = minterOf().accountIds.slice(from, from + count);
+    if (ids.length < count) throw new Error(`only ${ids.length} accounts`);
+    await inParallel(ids.length, 32, (i) => a.reference.plugin.sites.recordSignIn({
+      accountId: ids[i]!,
+      clientId: 'bench-site',
+      sub: ids[i]!, // public subject type: the site's sub is the account id
+      scopes: ['openid', 'email'],
+      sessionExpiresAt: Date.now() + TTL.Session * 1000,
+    }));
+    return ids;
+  },
+
+  async memoryPrepare({ kind: what, count }) {
+    needA();
+    const m = minterOf();
+    if (what === 'grant') {
+      // Every account already has a grant, so its grant index exists: what is measured is one more grant.
+      await inParallel(m.accountIds.length, 32, (i) => m.signIn(m.accountIds[i]!));
+      return;
+    }
+    // Tokens go ten to a grant (a grant holds a few tokens in real life).
+    memoryGrants.length = 0;
+    memoryGrants.push(...(await inParallel(Math.ceil(count / 10), 32, (i) => signIn(m.accountIds[i % m.accountIds.length]!))));
+    // The grants' indexes exist before the measurement: one token each.
+    await inParallel(memoryGrants.length, 32, (i) => tokenUnder(what, memoryGrants[i]!));
+  },
+
+  async memoryCreate({ kind: what, count }) {
+    const a = needA();
+    const m = minterOf();
+    const keys: string[] = [];
+    const prefix = a.reference.plugin.store.prefix;
+    await inParallel(count, 64, async (i) => {
+      if (what === 'grant') {
+        const grant = new a.provider.Grant({ accountId: m.accountIds[i % m.accountIds.length]!, clientId: 'bench-site' });
+        grant.addOIDCScope('openid email');
+        const id = await grant.save();
+        if (i < 50) keys.push(`${prefix}Grant:{${id}}`);
+        return;
+      }
+      const value = await tokenUnder(what, memoryGrants[i % memoryGrants.length]!);
+      if (i < 50) keys.push(`${prefix}${what === 'access' ? 'AccessToken' : 'RefreshToken'}:{${value}}`);
+    });
+    return keys;
+  },
+
+  async revokeGrant({ k, samples }) {
+    const a = needA();
+    const m = minterOf();
+    const runs: { ms: number; commands: number; roundTrips: number; left: number }[] = [];
+    for (let s = 0; s < samples; s++) {
+      const grant = await signIn(m.accountIds[s % m.accountIds.length]!);
+      const tokens = await inParallel(k, 64, () => tokenUnder('access', grant));
+      const run = await measured(() => a.reference.plugin.adapter.revokeGrant(grant.grantId));
+      const probe = tokens.slice(0, 100);
+      const left = (await Promise.all(probe.map((t) => a.provider.AccessToken.find(t)))).filter(Boolean).length;
+      runs.push({ ms: run.ms, commands: run.commands, roundTrips: run.roundTrips, left });
+    }
+    return {
+      k,
+      samples,
+      ms: median(runs.map((r) => r.ms)),
+      commands: median(runs.map((r) => r.commands)),
+      roundTrips: median(runs.map((r) => r.roundTrips)),
+      left: runs.reduce((n, r) => n + r.left, 0),
+    };
+  },
+
+  async inboxPage({ accountId, messages, calls, size }) {
+    const a = needA();
+    const { inbox } = a.reference.plugin;
+    const times: number[] = [];
+    let commands = 0;
+    let roundTrips = 0;
+    let items = 0;
+    for (let i = 0; i < calls + 20; i++) {
+      const run = await measured(() => inbox.page(accountId, undefined, size));
+      if (i < 20) continue; // warm-up
+      times.push(run.ms);
+      commands += run.commands;
+      roundTrips += run.roundTrips;
+      items = run.value?.items.length ?? 0;
+    }
+    const sorted = [...times].sort((x, y) => x - y);
+    return {
+      messages,
+      calls,
+      ms: median(times),
+      p99: sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]!,
+      commands: commands / calls,
+      roundTrips: roundTrips / calls,
+      items,
+    };
+  },
+
+  async drainLetters() {
+    const a = needA();
+    const queue = new Queue('letters', { connection: a.redis, prefix: `${a.reference.plugin.options.keyPrefix}{letters}` });
+    await queue.drain(true);
+    await queue.close();
+  },
+
+  pendingLetters: () => needA().reference.plugin.letters.pending(),
+
+  async startLetterWorker() {
+    needA().reference.plugin.startLetterWorker();
+  },
+
+  async profileStart() {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  },
+
+  async profileStop({ file }) {
+    if (!profiler) throw new Error('no profile running');
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    profiler = undefined;
+    await writeFile(file, JSON.stringify(profile));
+    return summarizeProfile(profile);
+  },
+
+  async close() {
+    setImmediate(async () => {
+      await server.close();
+      process.exit(0);
+    });
+  },
+};
+
+/** An access or refresh token under an existing sign-in, as mint.ts makes them (same payload fields). */
+async function tokenUnder(what: 'access' | 'refresh', signedIn: SignedIn): Promise<string> {
+  const client = await server.provider.Client.find('bench-site');
+  const common = {
+    accountId: signedIn.accountId, client: client!, grantId: signedIn.grantId, sessionUid: signedIn.sessionUid,
+    expiresWithSession: true, scope: 'openid email', gty: 'authorization_code',
+  };
+  return what === 'access'
+    ? new server.provider.AccessToken(common).save()
+    : new server.provider.RefreshToken({ ...common, authTime: signedIn.loginTs, rotations: 0 }).save();
+}
+
+serve(api);
+process.send!({ ready: true });

@@ -1,0 +1,242 @@
+/**
+ * The two servers the benchmark compares, built the same way where it matters:
+ *
+ * - A: the reference provider (examples/reference/provider.ts) with the plugin
+ *   on Redis, under a key prefix of its own.
+ * - B: a plain oidc-provider with the same client, signing key, TTLs, scopes,
+ *   token format (opaque), client authentication (client_secret_basic),
+ *   refresh-token issuing and rotation, on an unbounded in-memory adapter
+ *   (bench/memory-adapter.ts): the upper bound, no I/O at all.
+ *
+ * Each runs in a process of its own (bench/server-process.ts).
+ */
+import type { Server } from 'node:http';
+
+import { Redis } from 'ioredis';
+import nodemailer from 'nodemailer';
+import Provider from 'oidc-provider';
+import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
+
+import { createReferenceProvider, type ReferenceProvider } from '../examples/reference/provider.ts';
+import type { Logger } from '../src/options.ts';
+import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
+
+export const CLIENT: ClientMetadata = {
+  client_id: 'bench-site',
+  client_secret: 'bench-site-secret-0123456789abcdef0123',
+  client_name: 'Bench Site',
+  client_uri: 'https://site.example',
+  redirect_uris: ['https://site.example/callback'],
+  post_logout_redirect_uris: ['https://site.example/'],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'client_secret_basic',
+};
+
+export const BASIC_AUTH = `Basic ${Buffer.from(`${encodeURIComponent(CLIENT.client_id)}:${encodeURIComponent(CLIENT.client_secret!)}`).toString('base64')}`;
+
+const ONE_DAY = 24 * 60 * 60;
+/** The reference provider's TTLs (examples/reference/provider.ts); B gets the same, and run.ts checks they agree. */
+export const TTL = {
+  AccessToken: 60 * 60,
+  AuthorizationCode: 60,
+  ClientCredentials: 10 * 60,
+  IdToken: 60 * 60,
+  Interaction: 60 * 60,
+  RefreshToken: 14 * ONE_DAY,
+  Session: 14 * ONE_DAY,
+  Grant: 14 * ONE_DAY,
+  DeviceCode: 10 * 60,
+  BackchannelAuthenticationRequest: 10 * 60,
+};
+
+/** Settings both servers share; made once by run.ts. */
+export interface CommonSettings {
+  jwks: { keys: JWK[] };
+  cookieKeys: string[];
+  port: number;
+}
+
+export interface ASettings extends CommonSettings {
+  redisUrl: string;
+  keyPrefix: string;
+  smtpPort: number;
+  letterConcurrency: number;
+  /** ioredis `enableAutoPipelining` on A's client (the host's choice; off by default, as in ioredis). */
+  autoPipelining: boolean;
+}
+
+/** Counts what this process sends to Redis on one ioredis connection: every command, and round trips as the store counts them. */
+export interface WireCounter {
+  commands: number;
+  roundTrips: number;
+  byName: Map<string, number>;
+}
+
+/**
+ * Wraps `sendCommand` of one ioredis client. Unlike the store's own counters
+ * this sees everything on the connection, BullMQ's letter queue included. A
+ * round trip starts when a command is sent while none is in flight, so it is
+ * meaningful with one request at a time only.
+ */
+export function countWire(client: Redis): WireCounter {
+  const counter: WireCounter = { commands: 0, roundTrips: 0, byName: new Map() };
+  let inflight = 0;
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((command, stream) => {
+    counter.commands += 1;
+    counter.byName.set(command.name, (counter.byName.get(command.name) ?? 0) + 1);
+    if (inflight === 0) counter.roundTrips += 1;
+    inflight += 1;
+    const done = () => { inflight -= 1; };
+    command.promise.then(done, done);
+    return send(command, stream);
+  }) as typeof client.sendCommand;
+  return counter;
+}
+
+/** Warnings and errors go to stderr (and are counted); info is dropped. */
+export function benchLogger(name: string): Logger & { warnings: number; errors: number } {
+  const logger = {
+    warnings: 0,
+    errors: 0,
+    info() {},
+    warn(message: string, fields?: Record<string, unknown>) {
+      logger.warnings += 1;
+      console.error(`[${name}] warn: ${message}`, fields ?? '');
+    },
+    error(message: string, fields?: Record<string, unknown>) {
+      logger.errors += 1;
+      console.error(`[${name}] error: ${message}`, fields ?? '');
+    },
+  };
+  return logger;
+}
+
+export interface ServerA {
+  kind: 'A';
+  issuer: string;
+  provider: Provider;
+  reference: ReferenceProvider;
+  redis: Redis;
+  wire: WireCounter;
+  logger: ReturnType<typeof benchLogger>;
+  close(): Promise<void>;
+}
+
+export async function startA(settings: ASettings): Promise<ServerA> {
+  const issuer = `http://127.0.0.1:${settings.port}`;
+  const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: settings.autoPipelining });
+  const wire = countWire(redis);
+  const logger = benchLogger('A');
+  // A pooled SMTP transport to the orchestrator's sink (operation 6).
+  const mailTransport = nodemailer.createTransport({
+    pool: true,
+    host: '127.0.0.1',
+    port: settings.smtpPort,
+    secure: false,
+    ignoreTLS: true,
+    maxConnections: 5,
+    maxMessages: Infinity,
+  });
+  const reference = await createReferenceProvider({
+    issuer,
+    clients: [CLIENT],
+    redis,
+    keyPrefix: settings.keyPrefix,
+    mailTransport,
+    mailFrom: 'Bench <no-reply@bench.example>',
+    jwks: settings.jwks,
+    cookieKeys: settings.cookieKeys,
+    logger,
+    plugin: {
+      // Limits out of the way: the benchmark measures the work, not the limiter's refusals.
+      notify: {
+        perClient: { limit: 1_000_000_000, windowSeconds: 60 },
+        perPerson: { limit: 1_000_000_000, windowSeconds: 60 },
+      },
+      // Letters only queue until operation 6 starts the worker.
+      letters: { worker: false, concurrency: settings.letterConcurrency },
+    },
+  });
+  countProviderErrors(reference.provider, logger);
+  await reference.listen(settings.port, '127.0.0.1');
+  return {
+    kind: 'A',
+    issuer,
+    provider: reference.provider,
+    reference,
+    redis,
+    wire,
+    logger,
+    async close() {
+      await reference.close();
+      mailTransport.close();
+      await redis.quit();
+    },
+  };
+}
+
+export interface ServerB {
+  kind: 'B';
+  issuer: string;
+  provider: Provider;
+  /** accountId -> email: B's accounts, also in memory. */
+  accounts: Map<string, string>;
+  storage: ExpiringMap;
+  logger: ReturnType<typeof benchLogger>;
+  close(): Promise<void>;
+}
+
+export async function startB(settings: CommonSettings): Promise<ServerB> {
+  const issuer = `http://127.0.0.1:${settings.port}`;
+  const logger = benchLogger('B');
+  const accounts = new Map<string, string>();
+  const adapter = unboundedMemoryAdapter(15);
+  const configuration: Configuration = {
+    adapter: adapter.factory,
+    clients: [CLIENT],
+    jwks: settings.jwks,
+    cookies: { keys: settings.cookieKeys },
+    findAccount: async (_ctx, sub) => {
+      const email = accounts.get(sub);
+      if (email === undefined) return undefined;
+      return { accountId: sub, claims: () => ({ sub, email, email_verified: true }) };
+    },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    scopes: ['openid', 'email', 'offline_access'],
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+    },
+    // As the plugin sets them (src/provider/configure.ts).
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    ttl: TTL,
+  };
+  const provider = new Provider(issuer, configuration);
+  countProviderErrors(provider, logger);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = provider.listen(settings.port, '127.0.0.1', () => resolve(s));
+    s.once('error', reject);
+  });
+  return {
+    kind: 'B',
+    issuer,
+    provider,
+    accounts,
+    storage: adapter.store,
+    logger,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      adapter.store.close();
+    },
+  };
+}
+
+/** A 500 in either server is a benchmark error: log it. */
+function countProviderErrors(provider: Provider, logger: Logger): void {
+  provider.on('server_error', (_ctx: unknown, err: Error) => logger.error('server_error', { reason: err.message }));
+}
