@@ -92,33 +92,60 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   const ttlMs = (expiresIn: number | undefined) =>
     Math.max(1, Math.round(((expiresIn ?? defaultTtl) + clockTolerance) * 1000));
 
-  async function read(key: string): Promise<AdapterPayload | undefined> {
-    const [p, c] = await store.hmget(key, ['p', 'c']);
-    if (p == null) return undefined;
+  function parse(p: string, c: string | null): AdapterPayload {
     const payload = JSON.parse(p) as AdapterPayload;
     if (c != null) payload.consumed = Number(c);
     return payload;
   }
 
+  async function read(key: string): Promise<AdapterPayload | undefined> {
+    const [p, c] = await store.hmget(key, ['p', 'c']);
+    return p == null ? undefined : parse(p, c ?? null);
+  }
+
   // Every use of a token reads, after the token, its session (session-bound
-  // tokens) and its grant, one after the other. Reading both at once as soon
-  // as the token is known saves a round trip; the reads are handed to the
-  // provider's next Session.findByUid / Grant.find in the same request only.
+  // tokens) and its grant, one after the other. Reading them together with
+  // the token (one script, on a single node) or as soon as the token is known
+  // (two round trips, on a Cluster, where they live in other hash slots)
+  // saves round trips; the reads are handed to the provider's next
+  // Session.findByUid / Grant.find in the same request only, once.
   const prefetched = new WeakMap<object, Map<string, Promise<AdapterPayload | undefined>>>();
 
-  function prefetch(payload: AdapterPayload): void {
-    const ctx = Provider.ctx;
-    if (!ctx) return;
-    const reads = prefetched.get(ctx) ?? new Map<string, Promise<AdapterPayload | undefined>>();
+  function handOver(ctx: object, key: string, pending: Promise<AdapterPayload | undefined>): void {
+    let reads = prefetched.get(ctx);
+    if (!reads) prefetched.set(ctx, (reads = new Map()));
+    reads.set(key, pending);
+  }
+
+  /** Whether this request goes on to read the token's grant (revocation never does). */
+  const readsGrant = (ctx: object) => GRANT_ROUTES.has((ctx as { oidc?: { route?: string } }).oidc?.route ?? '');
+
+  /** Cluster: starts the session and grant reads as soon as the token is known. */
+  function prefetch(ctx: object, payload: AdapterPayload): void {
     const start = (key: string) => {
       const pending = read(key);
       pending.catch(() => {}); // a failed read surfaces when the provider asks for it
-      reads.set(key, pending);
+      handOver(ctx, key, pending);
     };
     if (payload.expiresWithSession && payload.sessionUid) start(keys.sessionUid(payload.sessionUid));
-    // Revocation finds a token but never reads its grant.
-    if (payload.grantId && GRANT_ROUTES.has(ctx.oidc?.route ?? '')) start(keys.record('Grant', payload.grantId));
-    if (reads.size) prefetched.set(ctx, reads);
+    if (payload.grantId && readsGrant(ctx)) start(keys.record('Grant', payload.grantId));
+  }
+
+  /** Single node: the token, its session and its grant in one script. */
+  async function readToken(key: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
+    const withGrant = ctx !== undefined && readsGrant(ctx);
+    const reply = (await store.run(commands.tokenRead(), [key], [store.prefix, ctx ? 1 : 0, withGrant ? 1 : 0])) as (string | null)[];
+    if (reply.length === 0) return undefined;
+    const payload = parse(reply[0]!, reply[1] ?? null);
+    if (ctx) {
+      if (payload.expiresWithSession && payload.sessionUid) {
+        handOver(ctx, keys.sessionUid(payload.sessionUid), Promise.resolve(reply[2] == null ? undefined : parse(reply[2], null)));
+      }
+      if (withGrant && payload.grantId) {
+        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(reply[3] == null ? undefined : parse(reply[3], null)));
+      }
+    }
+    return payload;
   }
 
   function readOnce(key: string): Promise<AdapterPayload | undefined> {
@@ -244,8 +271,11 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Grant') return readOnce(this.key(id));
+      if (!GRANTABLE.has(this.model)) return read(this.key(id));
+      const ctx = Provider.ctx;
+      if (store.singleNode) return readToken(this.key(id), ctx);
       const payload = await read(this.key(id));
-      if (payload && GRANTABLE.has(this.model)) prefetch(payload);
+      if (payload && ctx) prefetch(ctx, payload);
       return payload;
     }
 

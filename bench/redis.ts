@@ -15,6 +15,14 @@ export async function commandStats(redis: Redis): Promise<Map<string, number>> {
   return out;
 }
 
+/** Calls and execution time (µs, Redis' own clock, I/O excluded) per command since start-up. */
+export async function commandTimes(redis: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const info = await redis.info('commandstats');
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) out.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+  return out;
+}
+
 export function statsDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>();
   for (const [name, calls] of after) {

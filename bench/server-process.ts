@@ -320,4 +320,6 @@ async function tokenUnder(what: 'access' | 'refresh', signedIn: SignedIn): Promi
 }
 
 serve(api);
+// The orchestrator went away (killed, crashed): do not outlive it.
+process.on('disconnect', () => process.exit(1));
 process.send!({ ready: true });

@@ -1,3 +1,4 @@
+import type { Middleware } from 'koa';
 import type { Configuration } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
@@ -29,6 +30,9 @@ import { letterSender } from './notify/send-letter.ts';
 import { unsubscribeRoutes } from './notify/unsubscribe-routes.ts';
 import { createUnsubscribeTokens } from './notify/unsubscribe-token.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
+
+/** Where the plugin's own routes live (matched as @koa/router does: any case, trailing slash). */
+const OWN_PATHS = /^\/(?:console|api\/notify|unsubscribe)(?:\/|$)/i;
 
 export interface SignoutNotify {
   /** Validated options with defaults applied. */
@@ -161,19 +165,24 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     attach(target) {
       provider = target;
       target.use(batchTokenWrites(target, adapter));
-      target.use(missingClientAuthIsInvalidClient());
+      target.use(missingClientAuthIsInvalidClient(target));
       target.use(endSessionPreStep(target));
       target.use(recordSignIns(target, sites, options.defaultTtl));
       const data = consoleData({ provider: target, sites, senders, inbox, orgs: organizations, contacts });
-      target.use(consoleRoutes({
-        provider: target, data, sites, senders, inbox, orgs: organizations, access, csrf, preferences,
-        contacts, serviceName: options.serviceName, logger,
-      }).routes());
-      target.use(notifyRoutes({
-        provider: target, store, sites, orgs: organizations, senders, contacts: options.contacts,
-        queue: letters, logger, limits: options.notify,
-      }).routes());
-      target.use(unsubscribeRoutes({ provider: target, senders, tokens, contacts, serviceName: options.serviceName }).routes());
+      const own: Middleware[] = [
+        consoleRoutes({
+          provider: target, data, sites, senders, inbox, orgs: organizations, access, csrf, preferences,
+          contacts, serviceName: options.serviceName, logger,
+        }).routes() as Middleware,
+        notifyRoutes({
+          provider: target, store, sites, orgs: organizations, senders, contacts: options.contacts,
+          queue: letters, logger, limits: options.notify,
+        }).routes() as Middleware,
+        unsubscribeRoutes({ provider: target, senders, tokens, contacts, serviceName: options.serviceName }).routes() as Middleware,
+      ];
+      const ownRoutes: Middleware = (ctx, next) => own[0]!(ctx, () => own[1]!(ctx, () => own[2]!(ctx, next)));
+      // One path check, so the provider's own requests skip the routers' matching.
+      target.use((ctx, next) => (OWN_PATHS.test(ctx.path) ? ownRoutes(ctx, next) : next()));
       watchReuse(target, logger);
       if (options.letters.worker) startLetterWorker();
     },

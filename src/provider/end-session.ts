@@ -8,6 +8,7 @@ import { readForm } from '../http/body.ts';
 import type { ContactLookup } from '../options.ts';
 import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage } from '../../views/logout.ts';
+import { routeMatcher } from './paths.ts';
 
 /** Marks a sign-out whose return address was refused, for the signed-out page. */
 const REJECTED_COOKIE = 'osn.return_rejected';
@@ -20,9 +21,9 @@ const REJECTED_COOKIE = 'osn.return_rejected';
  * the cleaned parameters.
  */
 export function endSessionPreStep(provider: Provider): Middleware {
+  const isEndSession = routeMatcher(provider, ['end_session']);
   const path = provider.pathFor('end_session');
-  return async (ctx, next) => {
-    if (ctx.path !== path) return next();
+  const step: Middleware = async (ctx, next) => {
     if (ctx.method === 'POST') {
       const form = await readForm(ctx, 56 * 1024);
       ctx.status = 303;
@@ -40,6 +41,7 @@ export function endSessionPreStep(provider: Provider): Middleware {
     }
     return next();
   };
+  return (ctx, next) => (isEndSession(ctx.path) ? step(ctx, next) : next());
 }
 
 async function returnAllowed(provider: Provider, params: URLSearchParams, uri: string): Promise<boolean> {

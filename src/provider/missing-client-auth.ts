@@ -1,20 +1,22 @@
 import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
 
-const CLIENT_AUTH_ROUTES = new Set(['token', 'revocation', 'introspection']);
+import { routeMatcher } from './paths.ts';
+
+const CLIENT_AUTH_ROUTES = ['token', 'revocation', 'introspection'];
 
 /**
  * A request with no client authentication at all is, per RFC 6749 section 5.2,
  * `invalid_client` (401 with WWW-Authenticate). oidc-provider answers it as
  * `invalid_request` (400); this turns that one answer into the RFC's.
  */
-export function missingClientAuthIsInvalidClient(): Middleware {
-  return async (ctx, next) => {
+export function missingClientAuthIsInvalidClient(provider: Provider): Middleware {
+  const authenticatesClients = routeMatcher(provider, CLIENT_AUTH_ROUTES);
+  const step: Middleware = async (ctx, next) => {
     await next();
-    const route = (ctx as { oidc?: { route?: string } }).oidc?.route;
     const body = ctx.body as { error?: string; error_description?: string } | undefined;
     if (
-      route && CLIENT_AUTH_ROUTES.has(route)
-      && ctx.status === 400
+      ctx.status === 400
       && body?.error === 'invalid_request'
       && body.error_description === 'no client authentication mechanism provided'
     ) {
@@ -23,4 +25,5 @@ export function missingClientAuthIsInvalidClient(): Middleware {
       ctx.set('WWW-Authenticate', 'Basic realm="oidc", error="invalid_client"');
     }
   };
+  return (ctx, next) => (authenticatesClients(ctx.path) ? step(ctx, next) : next());
 }

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
+import { routeMatcher } from './paths.ts';
 
 /**
  * At the token endpoint, the adapter collects the request's writes (the old
@@ -14,9 +15,8 @@ import type { StoreAdapter } from '../../adapters/store-adapter.ts';
  * invalid_grant before it leaves.
  */
 export function batchTokenWrites(provider: Provider, adapter: StoreAdapter): Middleware {
-  const path = provider.pathFor('token');
-  return async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== path) return next();
+  const isToken = routeMatcher(provider, ['token']);
+  const collect: Middleware = async (ctx, next) => {
     adapter.batch(ctx);
     try {
       await next();
@@ -39,4 +39,6 @@ export function batchTokenWrites(provider: Provider, adapter: StoreAdapter): Mid
       ctx.body = { error: 'invalid_grant', error_description: 'grant request is invalid' };
     }
   };
+  // Not async: every other request passes without an extra promise.
+  return (ctx, next) => (ctx.method === 'POST' && isToken(ctx.path) ? collect(ctx, next) : next());
 }

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
+import { routePrefixMatcher } from '../provider/paths.ts';
 import { subjectFor } from '../provider/subject.ts';
 import type { ConnectedSites } from './connected-sites.ts';
 
@@ -18,7 +19,11 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
   const succeeded = new WeakSet<object>();
   provider.on('authorization.success', (ctx: KoaContextWithOIDC) => succeeded.add(ctx));
 
-  return async (ctx, next) => {
+  // Sign-ins complete at the authorization endpoint (and its resume) or at the
+  // device flow's verification pages; other requests pass untouched.
+  const completesSignIns = routePrefixMatcher(provider, ['authorization', 'code_verification']);
+
+  const step: Middleware = async (ctx, next) => {
     await next();
     if (!succeeded.has(ctx)) return;
     const { session, client, grant } = (ctx as unknown as KoaContextWithOIDC).oidc;
@@ -36,4 +41,5 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
       at: now,
     });
   };
+  return (ctx, next) => (completesSignIns(ctx.path) ? step(ctx, next) : next());
 }

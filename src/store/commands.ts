@@ -63,6 +63,28 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
 });
 
 
+export const tokenRead = script('token_read', (kv, [record], [prefix, withSession, withGrant]) => {
+  const [p, c] = kv.hmget(record!, ['p', 'c']);
+  if (p == null) return [];
+  let session: string | null = null;
+  let grant: string | null = null;
+  if (withSession === '1' || withGrant === '1') {
+    let payload: { expiresWithSession?: unknown; sessionUid?: unknown; grantId?: unknown } | undefined;
+    try {
+      payload = JSON.parse(p) as typeof payload;
+    } catch {
+      payload = undefined;
+    }
+    if (withSession === '1' && payload?.expiresWithSession === true && typeof payload.sessionUid === 'string') {
+      session = kv.hget(`${prefix}Session:uid:{${payload.sessionUid}}`, 'p');
+    }
+    if (withGrant === '1' && typeof payload?.grantId === 'string') {
+      grant = kv.hget(`${prefix}Grant:{${payload.grantId}}`, 'p');
+    }
+  }
+  return [p, c ?? null, session, grant];
+});
+
 export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, now, scopes, sid, sessionExpiresAt]) => {
   const at = Number(now);
   const current = kv.hget(sites!, clientId!);

@@ -115,6 +115,18 @@ describe('sign-out of the service (/session/end)', () => {
     expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
   });
 
+  it('cleans an unregistered post_logout_redirect_uri however the path is spelled (/Session/End/ reaches the same route)', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, a, agent, 'end4c@example.com');
+    const query = new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/', state: 's' });
+    const page = await agent.get(`${h.issuer}/Session/End/?${query}`);
+    expect(page.status).to.equal(200);
+    expect(page.body).to.include('Stay signed in');
+    const res = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
+    expect(res.location).to.equal(`${h.issuer}/session/end/success`);
+    expect((await agent.follow(res)).body).to.include('not registered');
+  });
+
   it('answers a POST to /session/end with the same parameters as a GET, cleaned like one', async () => {
     const agent = new Agent();
     const { tokens } = await signIn(h, a, agent, 'end4b@example.com');
