@@ -103,3 +103,25 @@ export async function deleteFiller(redis: Redis, prefix: string): Promise<number
   await deleteMatching(redis, `${prefix}AccessToken:{${FILLER_ID}*`);
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
+
+/**
+ * Redis' own time (INFO commandstats usec) for one HGET of a random filler
+ * record among `count`: what a key lookup costs Redis at this number of keys,
+ * without the plugin. Pipelined in batches of 1,000; nothing else should be
+ * sending HGET meanwhile.
+ */
+export async function lookupMicros(redis: Redis, prefix: string, count: number, lookups = 40_000): Promise<number> {
+  const keys = adapterKeys(prefix);
+  const hget = async () => (await commandTimes(redis)).get('hget') ?? { calls: 0, usec: 0 };
+  const before = await hget();
+  for (let done = 0; done < lookups; done += 1000) {
+    const pipeline = redis.pipeline();
+    for (let i = 0; i < 1000; i++) {
+      const n = Math.floor(Math.random() * count);
+      pipeline.hget(keys.record('AccessToken', `${FILLER_ID}${n.toString(36).padStart(8, '0')}`), 'p');
+    }
+    await pipeline.exec();
+  }
+  const after = await hget();
+  return (after.usec - before.usec) / Math.max(1, after.calls - before.calls);
+}

@@ -9,7 +9,15 @@
 -- ARGV[4] page size
 -- Returns { unreadCount, hasMore, id1, score1, entry1, unread1, id2, ... }.
 local size = tonumber(ARGV[4])
-local rows = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[3], 'WITHSCORES', 'LIMIT', 0, size + 51)
+-- One more than the page says whether there is a next one. After a cursor,
+-- the entries sharing its score (the cursor's own page ones among them) come
+-- first and may be skipped: fetch that many more, so a page costs the same
+-- whatever the inbox holds.
+local limit = size + 1
+if ARGV[2] ~= '' then
+  limit = limit + redis.call('ZCOUNT', KEYS[1], ARGV[1], ARGV[1])
+end
+local rows = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[3], 'WITHSCORES', 'LIMIT', 0, limit)
 local out = { redis.call('ZCARD', KEYS[3]), 0 }
 local taken = 0
 for i = 1, #rows, 2 do
