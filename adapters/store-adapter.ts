@@ -98,9 +98,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     return payload;
   }
 
-  async function read(key: string): Promise<AdapterPayload | undefined> {
-    const [p, c] = await store.hmget(key, ['p', 'c']);
-    return p == null ? undefined : parse(p, c ?? null);
+  function read(key: string): Promise<AdapterPayload | undefined> {
+    return store.hmget(key, ['p', 'c']).then(([p, c]) => (p == null ? undefined : parse(p, c ?? null)));
   }
 
   // Every use of a token reads, after the token, its session (session-bound
@@ -132,9 +131,14 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   }
 
   /** Single node: the token, its session and its grant in one script. */
-  async function readToken(key: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
+  function readToken(key: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
     const withGrant = ctx !== undefined && readsGrant(ctx);
-    const reply = (await store.run(commands.tokenRead(), [key], [store.prefix, ctx ? 1 : 0, withGrant ? 1 : 0])) as (string | null)[];
+    return store.run(commands.tokenRead(), [key], [store.prefix, ctx ? 1 : 0, withGrant ? 1 : 0])
+      .then((reply) => fromTokenRead(reply as (string | null)[], ctx, withGrant));
+  }
+
+  /** The token's payload; its session and grant are handed on to the same request's next reads. */
+  function fromTokenRead(reply: (string | null)[], ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined {
     if (reply.length === 0) return undefined;
     const payload = parse(reply[0]!, reply[1] ?? null);
     if (ctx) {
@@ -269,14 +273,16 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       await write(this.model, id, payload, expiresIn);
     }
 
-    async find(id: string): Promise<AdapterPayload | undefined> {
+    // Not async where it hands on a promise: each extra promise costs on the hot path.
+    find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Grant') return readOnce(this.key(id));
       if (!GRANTABLE.has(this.model)) return read(this.key(id));
       const ctx = Provider.ctx;
       if (store.singleNode) return readToken(this.key(id), ctx);
-      const payload = await read(this.key(id));
-      if (payload && ctx) prefetch(ctx, payload);
-      return payload;
+      return read(this.key(id)).then((payload) => {
+        if (payload && ctx) prefetch(ctx, payload);
+        return payload;
+      });
     }
 
     findByUid(uid: string): Promise<AdapterPayload | undefined> {

@@ -45,7 +45,7 @@ const USAGE = `npm run bench [-- options]
   --duration <s>          seconds per timed run (10; --quick 2)
   --connections <n>       autocannon connections (10)
   --rounds <n>            timed runs per server and operation, A and B alternating (3; --quick 1)
-  --warmup <n>            warm-up requests per server and operation (1500; --quick 300)
+  --warmup <n>            warm-up requests per server and operation, so V8 has optimized the hot code (6000; --quick 300)
   --ops <list>            comma-separated, of: ${ALL_OPS.join(',')} (all)
   --sequential <n>        one-at-a-time requests for round trips and commands (200; --quick 30)
   --notify-rate <n>       requests/s for the /api/notify latency target (500)
@@ -102,7 +102,7 @@ const opts = {
   duration: positive('duration', args.duration, quick ? 2 : 10),
   connections: Math.round(positive('connections', args.connections, 10)),
   rounds: Math.round(positive('rounds', args.rounds, quick ? 1 : 3)),
-  warmup: Math.round(positive('warmup', args.warmup, quick ? 300 : 1500)),
+  warmup: Math.round(positive('warmup', args.warmup, quick ? 300 : 6000)),
   sequential: Math.round(positive('sequential', args.sequential, quick ? 30 : 200)),
   notifyRate: Math.round(positive('notify-rate', args['notify-rate'], 500)),
   letters: Math.round(positive('letters', args.letters, quick ? 200 : 2000)),
