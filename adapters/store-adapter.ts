@@ -130,10 +130,18 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     if (payload.grantId && readsGrant(ctx)) start(keys.record('Grant', payload.grantId));
   }
 
+  // token_read builds the session and grant keys from the record: it gets
+  // their text around the id, so the layout stays in adapterKeys alone.
+  const around = (key: (id: string) => string) => key('\u0000').split('\u0000') as [string, string];
+  const sessionKeyParts = around(keys.sessionUid);
+  const grantKeyParts = around((id) => keys.record('Grant', id));
+  const NOT_READ = ['', ''] as const;
+
   /** Single node: the token, its session and its grant in one script. */
   function readToken(key: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
     const withGrant = ctx !== undefined && readsGrant(ctx);
-    return store.run(commands.tokenRead(), [key], [store.prefix, ctx ? 1 : 0, withGrant ? 1 : 0])
+    const argv = [...(ctx ? sessionKeyParts : NOT_READ), ...(withGrant ? grantKeyParts : NOT_READ)];
+    return store.run(commands.tokenRead(), [key], argv)
       .then((reply) => fromTokenRead(reply as (string | null)[], ctx, withGrant));
   }
 

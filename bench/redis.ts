@@ -7,20 +7,17 @@ import type { Redis } from 'ioredis';
 
 import { adapterKeys } from '../adapters/store-adapter.ts';
 
-/** Calls per command since start-up (INFO commandstats), commands run inside scripts included. */
-export async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const info = await redis.info('commandstats');
-  const out = new Map<string, number>();
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out.set(m[1]!, Number(m[2]));
-  return out;
-}
-
-/** Calls and execution time (µs, Redis' own clock, I/O excluded) per command since start-up. */
+/** Calls and execution time (µs, Redis' own clock, I/O excluded) per command since start-up; commands run inside scripts included. */
 export async function commandTimes(redis: Redis): Promise<Map<string, { calls: number; usec: number }>> {
   const info = await redis.info('commandstats');
   const out = new Map<string, { calls: number; usec: number }>();
   for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) out.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
   return out;
+}
+
+/** Calls per command since start-up. */
+export async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  return new Map([...(await commandTimes(redis))].map(([name, { calls }]) => [name, calls]));
 }
 
 export function statsDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
@@ -58,18 +55,6 @@ export async function deleteMatching(redis: Redis, pattern: string): Promise<num
     if (keys.length) deleted += await redis.del(...keys);
   } while (cursor !== '0');
   return deleted;
-}
-
-/** Keys matching `pattern` (SCAN). */
-export async function countMatching(redis: Redis, pattern: string): Promise<number> {
-  let cursor = '0';
-  let count = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
-    cursor = next;
-    count += keys.length;
-  } while (cursor !== '0');
-  return count;
 }
 
 export const FILLER_ID = 'fill-';

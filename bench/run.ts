@@ -12,7 +12,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +28,7 @@ import { benchText, type TextResult } from './ops/text.ts';
 import { selfDiff, type ProfileSummary } from './profile.ts';
 import { commandStats, commandTimes, deleteFiller, FILLER_ID, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
 import { bytes, check, int, ms, num, table } from './report.ts';
+import { freePort } from '../test/helpers/net.ts';
 import { spawnRemote, type Remote } from './rpc.ts';
 import type { Counters, GrantRevokeTiming, InboxPageTiming, ServerApi } from './server-process.ts';
 import type { ASettings, CommonSettings } from './servers.ts';
@@ -132,17 +132,6 @@ interface Server {
 }
 
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 const startedAt = new Date();
 const date = `${startedAt.getFullYear()}-${String(startedAt.getMonth() + 1).padStart(2, '0')}-${String(startedAt.getDate()).padStart(2, '0')}`;
@@ -770,31 +759,22 @@ function roundTrips(seq: Sequential): string {
   return `${typical} Redis round trips per request${extra}`;
 }
 
-function targetIntrospect(r: OpResult): Target {
+/** A against B in req/s, and A's Redis round trips, for one operation. */
+function abTarget(r: OpResult, label: string, minRatio: number, maxTrips: number): Target {
   const a = r.byServer.A!;
   const b = r.byServer.B!;
   const seq = r.sequential.A!;
   const ratio = a.rps / b.rps;
   const trips = seq.wireRoundTripsMedian ?? Infinity;
   return {
-    what: 'Introspection: A ≥ 0.8 × B req/s, ≤ 2 Redis round trips',
+    what: `${label}: A ≥ ${minRatio} × B req/s, ≤ ${maxTrips} Redis round trips`,
     value: `A/B ${num(ratio)} (${int(a.rps)} / ${int(b.rps)} req/s), ${roundTrips(seq)}`,
-    pass: ratio >= 0.8 && trips <= 2 && failures(a) === 0 && failures(b) === 0,
+    pass: ratio >= minRatio && trips <= maxTrips && failures(a) === 0 && failures(b) === 0,
   };
 }
 
-function targetRefresh(r: OpResult): Target {
-  const a = r.byServer.A!;
-  const b = r.byServer.B!;
-  const seq = r.sequential.A!;
-  const ratio = a.rps / b.rps;
-  const trips = seq.wireRoundTripsMedian ?? Infinity;
-  return {
-    what: 'Refresh with rotation: A ≥ 0.6 × B req/s, ≤ 4 Redis round trips',
-    value: `A/B ${num(ratio)} (${int(a.rps)} / ${int(b.rps)} req/s), ${roundTrips(seq)}`,
-    pass: ratio >= 0.6 && trips <= 4 && failures(a) === 0 && failures(b) === 0,
-  };
-}
+const targetIntrospect = (r: OpResult) => abTarget(r, 'Introspection', 0.8, 2);
+const targetRefresh = (r: OpResult) => abTarget(r, 'Refresh with rotation', 0.6, 4);
 
 function targetNotify(r: OpResult): Target {
   const seq = r.sequential.A!;

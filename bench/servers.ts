@@ -17,7 +17,7 @@ import nodemailer from 'nodemailer';
 import Provider from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
 
-import { createReferenceProvider, type ReferenceProvider } from '../examples/reference/provider.ts';
+import { createReferenceProvider, REFERENCE_TTL, type ReferenceProvider } from '../examples/reference/provider.ts';
 import type { Logger } from '../src/options.ts';
 import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
 
@@ -35,20 +35,8 @@ export const CLIENT: ClientMetadata = {
 
 export const BASIC_AUTH = `Basic ${Buffer.from(`${encodeURIComponent(CLIENT.client_id)}:${encodeURIComponent(CLIENT.client_secret!)}`).toString('base64')}`;
 
-const ONE_DAY = 24 * 60 * 60;
-/** The reference provider's TTLs (examples/reference/provider.ts); B gets the same, and run.ts checks they agree. */
-export const TTL = {
-  AccessToken: 60 * 60,
-  AuthorizationCode: 60,
-  ClientCredentials: 10 * 60,
-  IdToken: 60 * 60,
-  Interaction: 60 * 60,
-  RefreshToken: 14 * ONE_DAY,
-  Session: 14 * ONE_DAY,
-  Grant: 14 * ONE_DAY,
-  DeviceCode: 10 * 60,
-  BackchannelAuthenticationRequest: 10 * 60,
-};
+/** The reference provider's TTLs; B gets the same, and run.ts checks the models agree. */
+export const TTL = REFERENCE_TTL;
 
 /** Settings both servers share; made once by run.ts. */
 export interface CommonSettings {

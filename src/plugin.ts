@@ -1,3 +1,4 @@
+import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Configuration } from 'oidc-provider';
 import type Provider from 'oidc-provider';
@@ -169,19 +170,21 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       target.use(endSessionPreStep(target));
       target.use(recordSignIns(target, sites, options.defaultTtl));
       const data = consoleData({ provider: target, sites, senders, inbox, orgs: organizations, contacts });
-      const own: Middleware[] = [
+      // The plugin's own routes, as consoleRoutes nests its own. One path check
+      // in front, so the provider's requests skip the routers' matching.
+      const own = new Router();
+      own.use(
         consoleRoutes({
           provider: target, data, sites, senders, inbox, orgs: organizations, access, csrf, preferences,
           contacts, serviceName: options.serviceName, logger,
-        }).routes() as Middleware,
+        }).routes(),
         notifyRoutes({
           provider: target, store, sites, orgs: organizations, senders, contacts: options.contacts,
           queue: letters, logger, limits: options.notify,
-        }).routes() as Middleware,
-        unsubscribeRoutes({ provider: target, senders, tokens, contacts, serviceName: options.serviceName }).routes() as Middleware,
-      ];
-      const ownRoutes: Middleware = (ctx, next) => own[0]!(ctx, () => own[1]!(ctx, () => own[2]!(ctx, next)));
-      // One path check, so the provider's own requests skip the routers' matching.
+        }).routes(),
+        unsubscribeRoutes({ provider: target, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
+      );
+      const ownRoutes = own.routes() as Middleware;
       target.use((ctx, next) => (OWN_PATHS.test(ctx.path) ? ownRoutes(ctx, next) : next()));
       watchReuse(target, logger);
       if (options.letters.worker) startLetterWorker();

@@ -7,7 +7,7 @@ import type Provider from 'oidc-provider';
  * strips it from `ctx.path`); links and cookies want that one, comparisons
  * this one.
  */
-export function routePath(provider: Provider, name: string): string {
+function routePath(provider: Provider, name: string): string {
   return provider.pathFor(name, { mountPath: '' });
 }
 

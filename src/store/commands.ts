@@ -63,23 +63,23 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
 });
 
 
-export const tokenRead = script('token_read', (kv, [record], [prefix, withSession, withGrant]) => {
+export const tokenRead = script('token_read', (kv, [record], [sessionBefore, sessionAfter, grantBefore, grantAfter]) => {
   const [p, c] = kv.hmget(record!, ['p', 'c']);
   if (p == null) return [];
   let session: string | null = null;
   let grant: string | null = null;
-  if (withSession === '1' || withGrant === '1') {
+  if (sessionBefore || grantBefore) {
     let payload: { expiresWithSession?: unknown; sessionUid?: unknown; grantId?: unknown } | undefined;
     try {
       payload = JSON.parse(p) as typeof payload;
     } catch {
       payload = undefined;
     }
-    if (withSession === '1' && payload?.expiresWithSession === true && typeof payload.sessionUid === 'string') {
-      session = kv.hget(`${prefix}Session:uid:{${payload.sessionUid}}`, 'p');
+    if (sessionBefore && payload?.expiresWithSession === true && typeof payload.sessionUid === 'string') {
+      session = kv.hget(`${sessionBefore}${payload.sessionUid}${sessionAfter}`, 'p');
     }
-    if (withGrant === '1' && typeof payload?.grantId === 'string') {
-      grant = kv.hget(`${prefix}Grant:{${payload.grantId}}`, 'p');
+    if (grantBefore && typeof payload?.grantId === 'string') {
+      grant = kv.hget(`${grantBefore}${payload.grantId}${grantAfter}`, 'p');
     }
   }
   return [p, c ?? null, session, grant];
@@ -178,8 +178,10 @@ export const notifyAccount = script('notify_account', (kv, [sites, senders, rate
   }
   if (delivery === 'off') return ['skip', 'category_off'];
   if (kv.hsetnx(entries!, id!, entry!)) {
-    kv.zadd(order!, Number(now), id!);
-    kv.zadd(unread!, Number(now), id!);
+    const newest = kv.zentries(order!).at(-1)?.[1];
+    const at = newest !== undefined && newest >= Number(now) ? newest + 1 : Number(now);
+    kv.zadd(order!, at, id!);
+    kv.zadd(unread!, at, id!);
     const all = kv.zentries(order!);
     const cutoff = Number(now) - Number(maxAge);
     const old = all.filter(([, score]) => score < cutoff).map(([m]) => m);

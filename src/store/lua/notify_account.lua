@@ -6,7 +6,7 @@
 -- KEYS[1] the account's connected sites (hash: clientId -> JSON)
 -- KEYS[2] the account's sender settings (hash: clientId -> JSON)
 -- KEYS[3] rate counter of this site for this person (string with TTL)
--- KEYS[4] inbox order (sorted set: id scored by receivedAt ms)
+-- KEYS[4] inbox order (sorted set: id scored by receivedAt ms, made unique: see below)
 -- KEYS[5] inbox entries (hash: id -> JSON)
 -- KEYS[6] unread ids (sorted set, scored like the inbox)
 -- ARGV[1] clientId
@@ -35,8 +35,13 @@ if settings then
 end
 if delivery == 'off' then return { 'skip', 'category_off' } end
 if redis.call('HSETNX', KEYS[5], ARGV[4], ARGV[5]) == 1 then
-  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4])
-  redis.call('ZADD', KEYS[6], ARGV[6], ARGV[4])
+  -- Newest first means arrival order: a message of the same millisecond as
+  -- the newest (ties would sort by id) is placed one millisecond after it.
+  local at = tonumber(ARGV[6])
+  local newest = redis.call('ZREVRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+  if newest[2] and tonumber(newest[2]) >= at then at = tonumber(newest[2]) + 1 end
+  redis.call('ZADD', KEYS[4], at, ARGV[4])
+  redis.call('ZADD', KEYS[6], at, ARGV[4])
   local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. (tonumber(ARGV[6]) - tonumber(ARGV[10])))
   local excess = redis.call('ZCARD', KEYS[4]) - #old - tonumber(ARGV[9])
   if excess > 0 then
