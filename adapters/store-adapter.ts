@@ -1,7 +1,10 @@
+import { hash } from 'node:crypto';
+
 import Provider, { errors } from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import * as commands from '../src/store/commands.ts';
+import { open, seal } from './sealed-answer.ts';
 import type { Store } from '../src/store/store.ts';
 
 /** Models whose records carry a grantId and die with their grant. */
@@ -13,6 +16,34 @@ const GRANTABLE = new Set([
   'BackchannelAuthenticationRequest',
   'PreAuthorizedCode',
 ]);
+
+/**
+ * Models whose id is a bearer credential a client holds (the token value of
+ * opaque tokens and codes). They are stored under a SHA-256 of the id, and
+ * the id (`jti`) is left out of the stored payload: whoever reads Redis, a
+ * replica, MONITOR or a backup does not hold live tokens.
+ */
+const CREDENTIALS = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PushedAuthorizationRequest',
+  'PreAuthorizedCode',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+]);
+
+/** The key name part of a credential: SHA-256, base64url (43 characters); one-shot, half the cost of createHash. */
+const digest = (id: string) => hash('sha256', id, 'base64url');
+
+/** A credential's payload without its id, which is the credential itself. */
+function withoutId(payload: AdapterPayload): AdapterPayload {
+  const { jti: _jti, ...rest } = payload;
+  return rest;
+}
 
 /** Routes that read a token's grant right after the token. */
 const GRANT_ROUTES = new Set(['introspection', 'token', 'userinfo']);
@@ -38,21 +69,33 @@ export interface StoreAdapterOptions {
    */
   defaultTtl?: number;
   /**
+   * Seconds after a refresh during which the same client presenting the same
+   * refresh token again gets that refresh's answer again, while the refresh
+   * token it was given is unused (the answer never reached it). 0: off.
+   * Default 60 (README "Refresh that survives a lost answer"). The answer is
+   * kept by `flush()`, so the adapter alone (without the plugin's token
+   * endpoint step, `attach()`) rotates strictly.
+   */
+  refreshReuseLeeway?: number;
+  /**
    * Called when a consumed refresh token or authorization code is presented
    * again in a race the provider could not see (two requests at once). The
-   * grant has been revoked already when this runs.
+   * grant has been revoked already when this runs. `ctx` is the token
+   * request's context, when known.
    */
-  onReplay?: (event: ReplayEvent) => void;
+  onReplay?: (event: ReplayEvent, ctx?: object) => void;
 }
 
 /** Key layout; documented in the README ("Redis keys"). */
 export function adapterKeys(prefix: string) {
   return {
-    record: (model: string, id: string) => `${prefix}${model}:{${id}}`,
+    record: (model: string, id: string) => `${prefix}${model}:{${CREDENTIALS.has(model) ? digest(id) : id}}`,
     sessionUid: (uid: string) => `${prefix}Session:uid:{${uid}}`,
     userCode: (code: string) => `${prefix}DeviceCode:userCode:{${code}}`,
     grantIndex: (grantId: string) => `${prefix}Grant:{${grantId}}:records`,
     grantTombstone: (grantId: string) => `${prefix}Grant:{${grantId}}:revoked`,
+    /** A refresh's answer, kept for the reuse leeway beside the refresh token it consumed. */
+    answer: (recordKey: string) => `${recordKey}:answer`,
     accountGrants: (accountId: string, clientId: string) => `${prefix}account:{${accountId}}:grants:${clientId}`,
   };
 }
@@ -76,9 +119,20 @@ export interface StoreAdapter {
    * error to answer instead (a consumed code or refresh token presented twice
    * at once: its grant is revoked), or undefined. `discard` drops them (the
    * request failed: nothing it meant to write is written, nothing consumed).
+   * `answer` is the token endpoint's answer, kept for the reuse leeway of the
+   * refresh token it consumes (sealed with that token's value).
    */
-  flush(ctx: object, discard?: boolean): Promise<Error | undefined>;
+  flush(ctx: object, discard?: boolean, answer?: object): Promise<Error | undefined>;
+  /**
+   * The answer to give again, when this request presented a refresh token
+   * within its reuse leeway (the provider then found no token and said
+   * invalid_grant: nothing else happened).
+   */
+  takeReplay(ctx: object): object | undefined;
 }
+
+/** A request that lost a refresh race within the leeway: it answers the winner's answer. */
+class LostToLeeway extends Error {}
 
 /**
  * oidc-provider's adapter contract over a {@link Store}. Records are hashes
@@ -86,20 +140,23 @@ export interface StoreAdapter {
  */
 export function createStoreAdapter(store: Store, options: StoreAdapterOptions = {}): StoreAdapter {
   const clockTolerance = options.clockTolerance ?? 15;
+  const leewayMs = (options.refreshReuseLeeway ?? 60) * 1000;
   const defaultTtl = options.defaultTtl ?? 14 * 24 * 60 * 60;
   const keys = adapterKeys(store.prefix);
 
   const ttlMs = (expiresIn: number | undefined) =>
     Math.max(1, Math.round(((expiresIn ?? defaultTtl) + clockTolerance) * 1000));
 
-  function parse(p: string, c: string | null): AdapterPayload {
+  /** A stored record as oidc-provider wants it back; a credential's id is put back as its `jti`. */
+  function parse(p: string, c: string | null, id?: string): AdapterPayload {
     const payload = JSON.parse(p) as AdapterPayload;
+    if (id !== undefined) payload.jti = id;
     if (c != null) payload.consumed = Number(c);
     return payload;
   }
 
-  function read(key: string): Promise<AdapterPayload | undefined> {
-    return store.hmget(key, ['p', 'c']).then(([p, c]) => (p == null ? undefined : parse(p, c ?? null)));
+  function read(key: string, id?: string): Promise<AdapterPayload | undefined> {
+    return store.hmget(key, ['p', 'c']).then(([p, c]) => (p == null ? undefined : parse(p, c ?? null, id)));
   }
 
   // Every use of a token reads, after the token, its session (session-bound
@@ -138,17 +195,18 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   const NOT_READ = ['', ''] as const;
 
   /** Single node: the token, its session and its grant in one script. */
-  function readToken(key: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
+  function readToken(key: string, id: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
     const withGrant = ctx !== undefined && readsGrant(ctx);
     const argv = [...(ctx ? sessionKeyParts : NOT_READ), ...(withGrant ? grantKeyParts : NOT_READ)];
     return store.run(commands.tokenRead(), [key], argv)
-      .then((reply) => fromTokenRead(reply as (string | null)[], ctx, withGrant));
+      .then((reply) => fromTokenRead(reply as (string | null)[], id, ctx, withGrant));
   }
 
   /** The token's payload; its session and grant are handed on to the same request's next reads. */
-  function fromTokenRead(reply: (string | null)[], ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined {
+  function fromTokenRead(reply: (string | null)[], id: string, ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined | Promise<AdapterPayload | undefined> {
     if (reply.length === 0) return undefined;
-    const payload = parse(reply[0]!, reply[1] ?? null);
+    const payload = parse(reply[0]!, reply[1] ?? null, id);
+    if (reply[4] != null) return withinLeeway(ctx, id, payload, reply[4]);
     if (ctx) {
       if (payload.expiresWithSession && payload.sessionUid) {
         handOver(ctx, keys.sessionUid(payload.sessionUid), Promise.resolve(reply[2] == null ? undefined : parse(reply[2], null)));
@@ -158,6 +216,33 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       }
     }
     return payload;
+  }
+
+  // Refresh that survives a lost answer: the same client presenting a refresh
+  // token it already rotated, while the one it was given is unused and the
+  // answer is still kept, gets that answer again. Anything else is theft.
+  const replays = new WeakMap<object, object>();
+  /** Requests rotating again a refresh token whose first rotation's new token was never written. */
+  const redo = new WeakMap<object, string>();
+
+  async function withinLeeway(ctx: object | undefined, id: string, payload: AdapterPayload, sealed: string): Promise<AdapterPayload | undefined> {
+    const oidc = (ctx as { oidc?: { route?: string; client?: { clientId?: string } } } | undefined)?.oidc;
+    // Sender-constrained tokens need their proof checked: the provider does it, on its own path.
+    if (!ctx || oidc?.route !== 'token' || oidc.client?.clientId !== payload.clientId || payload.jkt || payload['x5t#S256']) return payload;
+    const answer = open(sealed, id);
+    if (typeof answer?.refresh_token !== 'string') return payload;
+    const successor = await read(keys.record('RefreshToken', answer.refresh_token), answer.refresh_token);
+    if (!successor) {
+      // Its new token was never written (the write failed with Redis, or was lost in a failover):
+      // the client had nothing to use. The provider rotates again, as if it were the first time.
+      redo.set(ctx, id);
+      const { consumed: _consumed, ...fresh } = payload;
+      return fresh as AdapterPayload;
+    }
+    // The client did get the answer and used it: the old token is stolen.
+    if (successor.consumed) return payload;
+    replays.set(ctx, answer);
+    return undefined;
   }
 
   function readOnce(key: string): Promise<AdapterPayload | undefined> {
@@ -190,7 +275,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   async function write(model: string, id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const key = keys.record(model, id);
     const ttl = ttlMs(expiresIn);
-    const json = JSON.stringify(payload);
+    const json = JSON.stringify(CREDENTIALS.has(model) ? withoutId(payload) : payload);
     const now = Date.now();
 
     if (model === 'Grant') {
@@ -231,32 +316,40 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
    * A record consumed by a concurrent request is the theft signal the
    * provider acts on when it sees `consumed`: the whole chain goes.
    */
-  async function markConsumed(model: string, id: string): Promise<void> {
+  async function markConsumed(model: string, id: string, answer?: object, ctx?: object): Promise<void> {
+    const key = keys.record(model, id);
+    const keep = answer && model === 'RefreshToken' && leewayMs > 0;
+    const again = keep && ctx !== undefined && redo.get(ctx) === id ? '1' : '0';
     const reply = (await store.run(
       commands.consume(),
-      [keys.record(model, id)],
-      [Math.floor(Date.now() / 1000)],
-    )) as [number, string?];
+      keep ? [key, keys.answer(key)] : [key],
+      keep ? [Math.floor(Date.now() / 1000), seal(answer, id), leewayMs, again] : [Math.floor(Date.now() / 1000)],
+    )) as [number, string?, string?];
     if (reply[0] === 1) return;
     if (reply[0] === -1) {
       throw new errors.InvalidGrant(`${model} not found`);
     }
     const payload = JSON.parse(reply[1]!) as AdapterPayload;
+    // Lost a race with the same token: within the leeway the winner's answer is this one's too.
+    if (reply[2] && (await withinLeeway(ctx, id, payload, reply[2])) === undefined) {
+      throw new LostToLeeway();
+    }
     if (payload.grantId) await revokeGrant(payload.grantId);
     options.onReplay?.({
       model,
       grantId: payload.grantId,
       clientId: payload.clientId,
       accountId: payload.accountId,
-    });
+    }, ctx);
     throw new errors.InvalidGrant(`${model} already used`);
   }
 
   // The token endpoint's writes (consume the old code or refresh token, save
   // the new tokens) are collected and sent together when the response is
   // ready: one round trip instead of three. See batch()/flush().
-  const batches = new WeakMap<object, (() => Promise<void>)[]>();
-  function collecting(): (() => Promise<void>)[] | undefined {
+  type Write = ((answer?: object, ctx?: object) => Promise<void>) & { written?: () => string };
+  const batches = new WeakMap<object, Write[]>();
+  function collecting(): Write[] | undefined {
     const ctx = Provider.ctx;
     return ctx ? batches.get(ctx) : undefined;
   }
@@ -275,7 +368,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const pending = collecting();
       if (pending) {
-        pending.push(() => write(this.model, id, payload, expiresIn));
+        pending.push(Object.assign(() => write(this.model, id, payload, expiresIn), { written: () => this.key(id) }));
         return;
       }
       await write(this.model, id, payload, expiresIn);
@@ -284,11 +377,15 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     // Not async where it hands on a promise: each extra promise costs on the hot path.
     find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Grant') return readOnce(this.key(id));
-      if (!GRANTABLE.has(this.model)) return read(this.key(id));
+      if (!GRANTABLE.has(this.model)) return read(this.key(id), CREDENTIALS.has(this.model) ? id : undefined);
       const ctx = Provider.ctx;
-      if (store.singleNode) return readToken(this.key(id), ctx);
-      return read(this.key(id)).then((payload) => {
+      if (store.singleNode) return readToken(this.key(id), id, ctx);
+      return read(this.key(id), id).then((payload) => {
         if (payload && ctx) prefetch(ctx, payload);
+        // A consumed refresh token: its answer may still be kept (another round trip, on this rare path only).
+        if (payload?.consumed && this.model === 'RefreshToken' && leewayMs > 0 && (ctx as { oidc?: { route?: string } } | undefined)?.oidc?.route === 'token') {
+          return store.get(keys.answer(this.key(id))).then((sealed) => (sealed ? withinLeeway(ctx, id, payload, sealed) : payload));
+        }
         return payload;
       });
     }
@@ -305,7 +402,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     async consume(id: string): Promise<void> {
       const pending = collecting();
       if (pending) {
-        pending.push(() => markConsumed(this.model, id));
+        pending.push((answer, ctx) => markConsumed(this.model, id, answer, ctx));
         return;
       }
       await markConsumed(this.model, id);
@@ -343,13 +440,23 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     batch(ctx) {
       batches.set(ctx, []);
     },
-    async flush(ctx, discard = false) {
+    takeReplay(ctx) {
+      const answer = replays.get(ctx);
+      replays.delete(ctx);
+      return answer;
+    },
+    async flush(ctx, discard = false, answer) {
       const ops = batches.get(ctx) ?? [];
       batches.delete(ctx);
       if (discard || ops.length === 0) return undefined;
-      const results = await Promise.allSettled(ops.map((op) => op()));
+      const results = await Promise.allSettled(ops.map((op) => op(answer, ctx)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (!failed) return undefined;
+      if (failed.reason instanceof LostToLeeway) {
+        // The client gets the winner's answer (takeReplay): what this request wrote nobody holds.
+        await store.del(ops.flatMap((op) => (op.written ? [op.written()] : [])));
+        return undefined;
+      }
       if (failed.reason instanceof errors.InvalidGrant) return failed.reason as Error;
       throw failed.reason;
     },

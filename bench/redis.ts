@@ -61,9 +61,9 @@ export const FILLER_ID = 'fill-';
 
 /**
  * Writes `count` access-token records the way the adapter stores them
- * (`<prefix>AccessToken:{<id>}` hash `{ p: payload JSON }` with PEXPIRE),
- * pipelined in batches. `payload` is a real token's payload; each copy gets
- * its own jti. Returns the seconds it took.
+ * (`<prefix>AccessToken:{<sha256 of the id>}` hash `{ p: payload JSON }`,
+ * the payload without its jti, with PEXPIRE), pipelined in batches. `payload`
+ * is a real token's stored payload. Returns the seconds it took.
  */
 export async function writeFiller(redis: Redis, prefix: string, count: number, payload: Record<string, unknown>, ttlMs: number, batch = 5000): Promise<number> {
   const keys = adapterKeys(prefix);
@@ -73,7 +73,7 @@ export async function writeFiller(redis: Redis, prefix: string, count: number, p
     for (let i = from; i < Math.min(count, from + batch); i++) {
       const id = `${FILLER_ID}${i.toString(36).padStart(8, '0')}`;
       const key = keys.record('AccessToken', id);
-      pipeline.hset(key, 'p', JSON.stringify({ ...payload, jti: id }));
+      pipeline.hset(key, 'p', JSON.stringify(payload));
       pipeline.pexpire(key, ttlMs);
     }
     await pipeline.exec();
@@ -81,11 +81,17 @@ export async function writeFiller(redis: Redis, prefix: string, count: number, p
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-/** Removes the filler again; returns the seconds it took. */
-export async function deleteFiller(redis: Redis, prefix: string): Promise<number> {
+/** Removes the filler again (its keys are hashes of the ids, so they are computed, not matched); returns the seconds it took. */
+export async function deleteFiller(redis: Redis, prefix: string, count: number, batch = 10_000): Promise<number> {
+  const keys = adapterKeys(prefix);
   const start = process.hrtime.bigint();
-  // adapterKeys' record key `<prefix>AccessToken:{<id>}` with the id left open.
-  await deleteMatching(redis, `${prefix}AccessToken:{${FILLER_ID}*`);
+  for (let from = 0; from < count; from += batch) {
+    const pipeline = redis.pipeline();
+    for (let i = from; i < Math.min(count, from + batch); i++) {
+      pipeline.unlink(keys.record('AccessToken', `${FILLER_ID}${i.toString(36).padStart(8, '0')}`));
+    }
+    await pipeline.exec();
+  }
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 

@@ -26,7 +26,8 @@ import { HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName } from './ops/oaut
 import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText, type TextResult } from './ops/text.ts';
 import { selfDiff, type ProfileSummary } from './profile.ts';
-import { commandStats, commandTimes, deleteFiller, FILLER_ID, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
+import { adapterKeys } from '../adapters/store-adapter.ts';
+import { commandStats, commandTimes, deleteFiller, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
 import { bytes, check, int, ms, num, table } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { spawnRemote, type Remote } from './rpc.ts';
@@ -624,14 +625,14 @@ const INBOX_PAGE = 10;
 const growthReps = () => (quick ? 2 : 8);
 let growthRetries = 0;
 
-/** Token records under the prefix (one SCAN), the filler excluded. */
+/** Token records under the prefix (one SCAN), the filler included (its key names are hashes like every token's). */
 async function liveTokens(): Promise<number> {
   let n = 0;
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
     cursor = next;
-    for (const k of keys) if (/:(AccessToken|RefreshToken|AuthorizationCode):\{/.test(k) && !k.includes(`:{${FILLER_ID}`)) n += 1;
+    for (const k of keys) if (/:(AccessToken|RefreshToken|AuthorizationCode):\{/.test(k)) n += 1;
   } while (cursor !== '0');
   return n;
 }
@@ -664,7 +665,7 @@ async function growthLevel(level: string, filler: number, introspectPool: string
         body = once(values, op.body).body;
         l = { connections: opts.connections, amount: GROWTH_BATCH };
       }
-      if (rep === 0) live = filler + (await liveTokens());
+      if (rep === 0) live = await liveTokens();
       const w0 = await A!.remote.call('wireCount', undefined);
       const [names0, times0] = [(await A!.remote.call('counters', undefined)).wire.byName, await commandTimes(redis)];
       const spec: HttpOp = op.name !== 'refresh' ? op : {
@@ -673,7 +674,7 @@ async function growthLevel(level: string, filler: number, introspectPool: string
         expect: (b: string) => {
           if (!op.expect(b)) return false;
           const t = JSON.parse(b) as { access_token: string; refresh_token: string };
-          created.push(`${prefix}AccessToken:{${t.access_token}}`, `${prefix}RefreshToken:{${t.refresh_token}}`);
+          created.push(adapterKeys(prefix).record('AccessToken', t.access_token), adapterKeys(prefix).record('RefreshToken', t.refresh_token));
           return true;
         },
       };
@@ -684,7 +685,7 @@ async function growthLevel(level: string, filler: number, introspectPool: string
       let usec = 0;
       for (const name of Object.keys(names1)) if ((names1[name] ?? 0) > (names0[name] ?? 0)) usec += (times1.get(name)?.usec ?? 0) - (times0.get(name)?.usec ?? 0);
       if (op.name === 'refresh') {
-        const keys = [...created, ...values.map((v) => `${prefix}RefreshToken:{${v}}`)];
+        const keys = [...created, ...values.map((v) => adapterKeys(prefix).record('RefreshToken', v))];
         for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
       }
       if (stolenPct(r) > STEAL_LIMIT && attempt < Math.min(2, MAX_RETRIES)) {
@@ -709,7 +710,7 @@ async function growthOp(): Promise<void> {
   // Start from a small store: drop the tokens, sessions and grants the runs above left.
   await dropTokens();
   const introspectPool = await A!.remote.call('mint', { kind: 'access', count: 200 });
-  const sample = await redis.hget(`${prefix}AccessToken:{${introspectPool[0]}}`, 'p');
+  const sample = await redis.hget(adapterKeys(prefix).record('AccessToken', introspectPool[0]!), 'p');
   const payload = JSON.parse(sample!) as Record<string, unknown>;
   const fill = (count: number) => writeFiller(redis, prefix, count, payload, 2 * 60 * 60 * 1000, 10_000);
 
@@ -721,12 +722,12 @@ async function growthOp(): Promise<void> {
   try {
     await growthLevel('large', opts.growthTokens, introspectPool);
   } finally {
-    unfillSeconds = await deleteFiller(redis, prefix);
+    unfillSeconds = await deleteFiller(redis, prefix, opts.growthTokens);
     log(`  removed again in ${num(unfillSeconds, 1)} s`);
   }
   await fill(SMALL_FILLER);
   await growthLevel('small, after', SMALL_FILLER, introspectPool);
-  await deleteFiller(redis, prefix);
+  await deleteFiller(redis, prefix, SMALL_FILLER);
 
   for (const [k, samples] of [[1, 21], [100, 11], [10_000, quick ? 1 : 3]] as const) {
     grantRows.push(await A!.remote.call('revokeGrant', { k, samples }));

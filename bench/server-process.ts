@@ -13,6 +13,7 @@ import { Session } from 'node:inspector/promises';
 
 import { Queue } from 'bullmq';
 
+import { adapterKeys } from '../adapters/store-adapter.ts';
 import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
 import { serve } from './rpc.ts';
 import { startA, startB, TTL, type ASettings, type CommonSettings, type ServerA, type ServerB } from './servers.ts';
@@ -217,7 +218,7 @@ const api: ServerApi = {
         return;
       }
       const value = await tokenUnder(what, memoryGrants[i % memoryGrants.length]!);
-      if (i < 50) keys.push(`${prefix}${what === 'access' ? 'AccessToken' : 'RefreshToken'}:{${value}}`);
+      if (i < 50) keys.push(adapterKeys(prefix).record(what === 'access' ? 'AccessToken' : 'RefreshToken', value));
     });
     return keys;
   },

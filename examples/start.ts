@@ -6,6 +6,8 @@
  * relying site (examples/demo-site) runs beside it on http://localhost:DEMO_PORT
  * (default 3001); without that client the provider runs alone.
  */
+import { createServer, type Server } from 'node:http';
+
 import type { ClientMetadata } from 'oidc-provider';
 
 import { createDemoSite, type DemoSite } from './demo-site/site.ts';
@@ -45,20 +47,32 @@ try {
   throw err;
 }
 
-// Back-channel logout to the demo site goes to localhost, which oidc-provider's
-// SSRF guard refuses unless listed. Unless ALLOW_PRIVATE_FETCH_HOSTS says
-// otherwise, list it (settings.ts already does for an issuer on localhost).
-const allowLocalhostForDemo = demo !== undefined && process.env.ALLOW_PRIVATE_FETCH_HOSTS === undefined;
-if (allowLocalhostForDemo && !settings.allowPrivateFetchHosts!.includes('localhost')) {
-  settings.allowPrivateFetchHosts!.push('localhost');
-}
-
 const reference = await createReferenceProvider(settings);
 await reference.listen(settings.port);
 console.log(`Identity provider listening on ${settings.issuer} (discovery: ${settings.issuer}/.well-known/openid-configuration)`);
 
-if (allowLocalhostForDemo) {
-  console.log('ALLOW_PRIVATE_FETCH_HOSTS is not set: back-channel logout may reach localhost (the demo site).');
+// Prometheus metrics on a listener of their own (METRICS_PORT), not the public one.
+let metricsServer: Server | undefined;
+if (settings.metrics) {
+  const { registry } = reference.operations;
+  metricsServer = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text), () => res.writeHead(500).end());
+  });
+  await new Promise<void>((resolve) => metricsServer!.listen(settings.metrics!.port, settings.metrics!.host, resolve));
+  console.log(`Metrics on http://${settings.metrics.host}:${settings.metrics.port}/metrics`);
+}
+
+// Back-channel logout to the demo site goes to localhost, which oidc-provider's
+// guard refuses unless listed: settings.ts lists it for an issuer on localhost
+// only; any other issuer must say so in ALLOW_PRIVATE_FETCH_HOSTS.
+if (settings.allowPrivateFetchHosts!.length > 0) {
+  console.log(`Back-channel logout may reach these hosts on private addresses: ${settings.allowPrivateFetchHosts!.join(', ')}.`);
+} else if (demo) {
+  console.warn('Back-channel logout to the demo site (localhost) is refused for this issuer; set ALLOW_PRIVATE_FETCH_HOSTS=localhost to allow it.');
 }
 
 let site: DemoSite | undefined;
@@ -88,11 +102,19 @@ if (!demo) {
   }
 }
 
+// Graceful stop: readiness 503 at once, no new connection, requests in flight
+// and the letter in hand finished, Redis closed; at most SHUTDOWN_TIMEOUT_MS.
+// A second signal ends the process at once.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    const started = Date.now();
+    console.log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'shutting down: finishing requests in flight and the letter in hand', signal }));
+    for (const other of ['SIGINT', 'SIGTERM'] as const) process.once(other, () => process.exit(1));
+    const finished = await reference.shutdown(settings.shutdownTimeoutMs);
     await site?.close();
-    await reference.close();
-    settings.redis?.disconnect();
+    metricsServer?.close();
+    await settings.redis?.quit().catch(() => settings.redis?.disconnect());
+    console.log(JSON.stringify({ level: finished ? 'info' : 'warn', time: new Date().toISOString(), message: finished ? 'shut down' : 'shut down: the bound was reached, connections cut', ms: Date.now() - started }));
     process.exit(0);
   });
 }

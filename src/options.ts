@@ -1,11 +1,14 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { Transporter } from 'nodemailer';
 import { z } from 'zod';
+
+import type { ConsoleSections } from './console/sections.ts';
 
 /** What the host tells the plugin about a person: where letters go and in which language. */
 export interface Contact {
   email?: string | undefined;
   locale?: string | undefined;
+  /** How the console names the person when there is no address (an account signed in by passkey only). */
+  name?: string | undefined;
 }
 
 /** Looks up a person's contact details by oidc-provider accountId (the host owns accounts). */
@@ -23,8 +26,27 @@ const isRedisClient = (value: unknown): value is Redis | Cluster =>
   && typeof (value as Redis).evalsha === 'function'
   && typeof (value as Redis).hmget === 'function';
 
-const isTransport = (value: unknown): value is Transporter =>
-  typeof value === 'object' && value !== null && typeof (value as Transporter).sendMail === 'function';
+/** One letter as the plugin hands it to the transport (nodemailer's message fields). */
+export interface OutgoingMail {
+  from: string | { name: string; address: string };
+  to: string;
+  subject: string;
+  text: string;
+  html?: string | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+/**
+ * Where letters go: any nodemailer transport fits (`nodemailer.createTransport(...)`:
+ * pooled SMTP, SES, ...). The plugin only calls `sendMail`; a rejection with
+ * an SMTP `responseCode` of 5xx gives the letter up, anything else retries it.
+ */
+export interface MailTransport {
+  sendMail(message: OutgoingMail): Promise<unknown>;
+}
+
+const isTransport = (value: unknown): value is MailTransport =>
+  typeof value === 'object' && value !== null && typeof (value as MailTransport).sendMail === 'function';
 
 const fn = <T>(message: string) => z.custom<T>((v) => typeof v === 'function', { message });
 
@@ -37,6 +59,36 @@ export const optionsSchema = z.object({
    * (development only; a warning is logged).
    */
   redis: z.custom<Redis | Cluster>(isRedisClient, { message: 'must be an ioredis Redis or Cluster client' }).optional(),
+  /**
+   * Milliseconds a request waits on Redis before it is answered
+   * `503 temporarily_unavailable` (also the client's `commandTimeout`, unless
+   * the host set a shorter one). README "Running in production".
+   */
+  redisTimeoutMs: z.number().int().min(50).max(30_000).default(1500),
+  /**
+   * Seconds after a refresh during which the same client presenting the
+   * same (now rotated) refresh token gets that refresh's answer again, as
+   * long as the token it was given has not been used: the answer was lost
+   * (network, timeout, outage). 0 turns it off. Past it, or once the new
+   * token was used, the old one is theft and revokes the chain.
+   * README "Refresh that survives a lost answer".
+   */
+  refreshReuseLeeway: z.number().int().min(0).max(300).default(60),
+  /**
+   * Seconds within which a site's further uses of its access to a person
+   * (refresh, code exchange, userinfo, introspection) are not written again
+   * as "Last used": at most one write per site and person per interval in
+   * each process. README "Last used".
+   */
+  lastUsedInterval: z.number().int().min(1).max(3600).default(60),
+  /**
+   * The person is told when a sign-in of theirs was used twice (refresh token
+   * or code reuse): an inbox entry and a letter, at most one per person and
+   * site per window. README "Told when a sign-in was stolen".
+   */
+  theftNotice: z.object({
+    windowSeconds: seconds.max(30 * 24 * 60 * 60).default(24 * 60 * 60),
+  }).strict().prefault({}),
   /** Prefix of every key the plugin writes. No braces: they are Cluster hash tags. */
   keyPrefix: z.string().regex(/^[^{}]*$/, 'must not contain { or }').default('osn:'),
   /** Seconds of clock skew tolerated; also added to every stored record's TTL. */
@@ -55,11 +107,18 @@ export const optionsSchema = z.object({
   serviceName: z.string().min(1).max(100).default('Sign-in service'),
   mail: z.object({
     /** A nodemailer transport (pooled SMTP, SES, ...). */
-    transport: z.custom<Transporter>(isTransport, { message: 'must be a nodemailer transport' }).optional(),
+    transport: z.custom<MailTransport>(isTransport, { message: 'must be a nodemailer transport' }).optional(),
     /** smtp:// or smtps:// URL, used when no transport is given. */
     smtpUrl: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
     /** The From address of every letter. */
     from: z.string().min(3).default('no-reply@localhost'),
+    /**
+     * `'log'`: with neither transport nor smtpUrl, print letters to the log
+     * although the issuer is not on loopback (they hold unsubscribe links,
+     * and a host's own letters may hold sign-in codes). Without it such a
+     * configuration is refused when the plugin is attached.
+     */
+    outbox: z.literal('log').optional(),
   }).default({ from: 'no-reply@localhost' }),
   /**
    * Organizations whose sites only their members may use. Admins and members
@@ -83,6 +142,8 @@ export const optionsSchema = z.object({
     inboxSize: z.number().int().positive().max(100_000).default(1000),
     /** Days a message stays in the inbox. */
     inboxMaxAgeDays: z.number().int().positive().max(3650).default(180),
+    /** How long an Idempotency-Key names one notification (seconds, from its first use); reused later, it names a new one. */
+    idempotencySeconds: seconds.max(7 * 24 * 60 * 60).default(24 * 60 * 60),
   }).strict().prefault({}),
   /** The letter queue (BullMQ on `redis`; in-process in the embedded mode). */
   letters: z.object({
@@ -95,8 +156,17 @@ export const optionsSchema = z.object({
     concurrency: z.number().int().min(1).max(100).default(4),
     /** How soon a letter whose worker died is taken up again (ms). */
     stalledIntervalMs: z.number().int().min(100).default(30_000),
+    /** Seconds a sent (or skipped) letter's job is kept in the queue; the worker removes older ones. */
+    keepCompletedSeconds: z.number().int().min(1).default(24 * 60 * 60),
+    /** Seconds a given-up letter's job is kept (to look into); the worker removes older ones. */
+    keepFailedSeconds: z.number().int().min(1).default(7 * 24 * 60 * 60),
   }).strict().prefault({}),
-  /** accountId -> { email?, locale? }, supplied by the host. */
+  /** The person's console. */
+  console: z.object({
+    /** Sections of the host's own (e.g. how the person signs in), after the plugin's; see ConsoleSection. */
+    sections: fn<ConsoleSections>('must be a function person => sections').optional(),
+  }).strict().prefault({}),
+  /** accountId -> { email?, locale?, name? }, supplied by the host. */
   contacts: fn<ContactLookup>('must be a function accountId => { email?, locale? }'),
   logger: z.custom<Logger>(
     (v) => typeof v === 'object' && v !== null && ['info', 'warn', 'error'].every((k) => typeof (v as Record<string, unknown>)[k] === 'function'),

@@ -1,47 +1,34 @@
 /**
  * `npm test`: finds a Redis (REDIS_URL, else 127.0.0.1:6379, else a throwaway
  * redis-server on a free port), then runs mocha with REDIS_URL set.
+ *
+ * Then the Cluster pass: a 6-node Redis Cluster of its own (test/helpers/cluster.ts)
+ * and mocha again over CLUSTER_SUITE with REDIS_CLUSTER set, so the shared
+ * suites run on the Cluster. It runs on a full `npm test` whenever
+ * redis-server is installed (CI installs it), and with `--cluster` alone:
+ * `npm run test:file -- --cluster test/e2e/notify.test.ts`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-import { freePort } from './helpers/net.ts';
+import { startCluster } from './helpers/cluster.ts';
+import { findRedis } from './helpers/find-redis.ts';
+
+/** What runs again on the Cluster, beside test/cluster/*.cluster.ts (Cluster-only tests). */
+const CLUSTER_SUITE = [
+  'test/adapters/contract.test.ts',
+  'test/e2e/notify.test.ts',
+  'test/e2e/loss-of-access.test.ts',
+  'test/e2e/sessions.test.ts',
+  'test/e2e/last-used.test.ts',
+  'test/e2e/theft-notice.test.ts',
+  'test/e2e/refresh-leeway.test.ts',
+  'test/e2e/instances.test.ts',
+  'test/cluster/*.cluster.ts',
+];
+const MOCHA_ARGS = ['--no-config', '--extension', 'ts', '--timeout', '30000', '--exit'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-function ping(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname || '127.0.0.1', port: Number(port || 6379) });
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
-    socket.setTimeout(1000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => done(data.toString().startsWith('+PONG') || data.toString().startsWith('-NOAUTH')));
-  });
-}
-
-async function findRedis(): Promise<{ url: string; child?: ChildProcess }> {
-  if (process.env.REDIS_URL) {
-    if (await ping(process.env.REDIS_URL)) return { url: process.env.REDIS_URL };
-    throw new Error(`REDIS_URL=${process.env.REDIS_URL} does not answer PING`);
-  }
-  const local = 'redis://127.0.0.1:6379';
-  if (await ping(local)) return { url: local };
-  if (spawnSync('redis-server', ['--version']).status === 0) {
-    const port = await freePort();
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const url = `redis://127.0.0.1:${port}`;
-    for (let i = 0; i < 50; i += 1) {
-      if (await ping(url)) return { url, child };
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    child.kill();
-    throw new Error('started redis-server but it did not answer');
-  }
-  throw new Error('The tests need Redis 7: set REDIS_URL, run one on 127.0.0.1:6379, or install redis-server (Debian: apt-get install -y redis-server).');
-}
 
 let redis: Awaited<ReturnType<typeof findRedis>>;
 try {
@@ -52,14 +39,43 @@ try {
 }
 console.log(`npm test: Redis at ${redis.url}${redis.child ? ' (throwaway redis-server)' : ''}`);
 
-const mocha = spawn(process.execPath, [`${root}node_modules/mocha/bin/mocha.js`, ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, REDIS_URL: redis.url },
-});
-const stop = () => redis.child?.kill();
-process.on('SIGINT', () => { mocha.kill('SIGINT'); });
-mocha.on('exit', (code, signal) => {
-  stop();
-  process.exit(code ?? (signal ? 1 : 0));
-});
+const args = process.argv.slice(2);
+const clusterOnly = args.includes('--cluster');
+const mochaArgs = args.filter((a) => a !== '--cluster');
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+let current: ChildProcess | undefined;
+let cluster: Awaited<ReturnType<typeof startCluster>> | undefined;
+const stop = async () => {
+  redis.child?.kill();
+  await cluster?.close();
+};
+process.on('SIGINT', () => { current?.kill('SIGINT'); });
+
+function mocha(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  current = spawn(process.execPath, [`${root}node_modules/mocha/bin/mocha.js`, ...argv], { cwd: root, stdio: 'inherit', env });
+  return new Promise((resolve) => current!.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+let failed = 0;
+if (!clusterOnly) failed += await mocha(mochaArgs, { ...process.env, REDIS_URL: redis.url });
+if (clusterOnly || mochaArgs.length === 0) {
+  if (!hasRedisServer) {
+    console.error('npm test: the Cluster suite needs redis-server (Debian: apt-get install -y redis-server); it did not run.');
+    if (clusterOnly) failed += 1;
+  } else {
+    const started = Date.now();
+    try {
+      cluster = await startCluster();
+      console.log(`npm test: Cluster pass on a 6-node Redis Cluster of its own (${cluster.spec})`);
+      const files = clusterOnly && mochaArgs.some((a) => !a.startsWith('-')) ? mochaArgs : [...mochaArgs, ...CLUSTER_SUITE];
+      failed += await mocha([...MOCHA_ARGS, ...files.filter((a) => !MOCHA_ARGS.includes(a))], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec });
+    } catch (err) {
+      console.error(`npm test: the Cluster pass could not run: ${(err as Error).message}`);
+      failed += 1;
+    }
+    console.log(`npm test: Cluster pass took ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+}
+await stop();
+process.exit(failed ? 1 : 0);

@@ -25,7 +25,8 @@ export function formatDate(locale: Locale, at: number): string {
 
 /**
  * Shown when a site the person blocked sends them to sign in: what blocking
- * means, and the two ways on. Works without JavaScript.
+ * means, and the two ways on. Cancel, the safe choice, comes first and is
+ * the primary button. Works without JavaScript.
  */
 export function blockedSitePage(input: BlockedSitePageInput): Page {
   const { locale, clientName } = input;
@@ -34,12 +35,12 @@ export function blockedSitePage(input: BlockedSitePageInput): Page {
 ${input.accountEmail ? html`<p class="lead">${t(locale, 'consent.signed_in_as', { email: input.accountEmail })}</p>` : null}
 <p>${t(locale, 'blocked.body', { clientName })}</p>
 <ul class="list">
-<li>${t(locale, 'blocked.unblock_explain', { clientName })}</li>
 <li>${t(locale, 'blocked.cancel_explain', { clientName })}</li>
+<li>${t(locale, 'blocked.unblock_explain', { clientName })}</li>
 </ul>
 <div class="actions">
-${decisionForm(input.unblockAction, input.csrf, t(locale, 'blocked.unblock'), 'primary')}
-${decisionForm(input.cancelAction, input.csrf, t(locale, 'blocked.cancel'), 'secondary')}
+${decisionForm(input.cancelAction, input.csrf, t(locale, 'blocked.cancel'), 'primary')}
+${decisionForm(input.unblockAction, input.csrf, t(locale, 'blocked.unblock'), 'secondary')}
 </div>`;
   return renderPage({
     locale, title, main, serviceName: input.serviceName,

@@ -7,7 +7,7 @@ import { t } from '../src/i18n/index.ts';
 import type { Locale } from '../src/i18n/index.ts';
 import { html } from '../src/text/html.ts';
 import type { SafeHtml } from '../src/text/html.ts';
-import { accountBar, bdi, buttonForm, noticeBanner, path, timeTag, tx } from './console.ts';
+import { accountBar, bdi, buttonForm, httpsUrl, noticeBanner, path, timeTag, tx } from './console.ts';
 import { renderPage } from './layout.ts';
 import type { Page } from './layout.ts';
 
@@ -50,7 +50,7 @@ function memberText(member: OrgMemberView): string {
   return member.email ?? member.accountId;
 }
 
-function breadcrumbs(locale: Locale, trail: { href?: string; label: SafeHtml }[]): SafeHtml {
+export function breadcrumbs(locale: Locale, trail: { href?: string; label: SafeHtml }[]): SafeHtml {
   return html`<nav class="crumbs" aria-label="${t(locale, 'console.breadcrumbs')}">
 <ol>
 ${trail.map((step) => (step.href
@@ -137,4 +137,48 @@ ${buttonForm(path('/console/orgs/', org.id, '/members/', member.accountId, '/rem
 <a class="button secondary" href="${path('/console/orgs/', org.id)}">${t(locale, 'console.cancel')}</a>
 </div>`;
   return renderPage({ locale, title, main, serviceName, headerAside: accountBar(locale, input.accountEmail) });
+}
+
+export interface OrgMembershipPageInput {
+  locale: Locale;
+  serviceName: string;
+  org: { id: string; name: string };
+  /** The organization's sites, as the person can use them (names untrusted). */
+  sites: { name: string; uri: string | null }[];
+  /** When the organization removed the person; their access to its sites has ended. */
+  removedAt?: number | undefined;
+  accountEmail?: string | undefined;
+}
+
+/**
+ * The organization page as a member sees it: that they belong to it and
+ * which sites it gives them, or that it removed their access (and when).
+ * Members are not shown the other members.
+ */
+export function orgMembershipPage(input: OrgMembershipPageInput): Page {
+  const { locale, serviceName, org } = input;
+  const orgName = bdi(org.name);
+  const title = org.name;
+  const removed = input.removedAt !== undefined;
+  const main = html`${breadcrumbs(locale, [
+    { href: '/console', label: html`${t(locale, 'console.title')}` },
+    { label: orgName },
+  ])}
+<div class="page-head">
+<h1>${orgName}</h1>
+<p class="lead">${removed
+    ? tx(locale, 'console.org.member_removed', { orgName, date: timeTag(locale, input.removedAt!) })
+    : tx(locale, 'console.org.member_lead', { orgName, serviceName })}</p>
+</div>
+${removed ? null : html`<section class="card" aria-labelledby="org-sites-title">
+<div class="section-head"><h2 id="org-sites-title">${tx(locale, 'console.org.sites', { orgName })}</h2></div>
+${input.sites.length === 0
+    ? html`<p class="empty">${t(locale, 'console.org.no_sites')}</p>`
+    : html`<ul class="links">${input.sites.map((site) => {
+      const uri = httpsUrl(site.uri);
+      return html`<li>${uri ? html`<a href="${uri.href}" rel="noopener noreferrer">${bdi(site.name)}</a>` : html`<span class="plain">${bdi(site.name)}</span>`}</li>`;
+    })}</ul>`}
+</section>`}
+<p><a href="/console">${t(locale, 'console.org.back')}</a></p>`;
+  return renderPage({ locale, title, main, serviceName, wide: true, headerAside: accountBar(locale, input.accountEmail) });
 }

@@ -3,6 +3,7 @@ import { direction, t } from '../src/i18n/index.ts';
 import type { Locale } from '../src/i18n/index.ts';
 import { html, raw } from '../src/text/html.ts';
 import type { SafeHtml } from '../src/text/html.ts';
+import { SITES_AND_DEVICES_STYLE } from './console/style.ts';
 
 /* The console (views/console.ts, views/console-org.ts): only classes the other pages do not use. */
 const CONSOLE_STYLE = `
@@ -22,8 +23,8 @@ const CONSOLE_STYLE = `
 .section-head h2{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem .5rem;margin:0 0 .25rem;font-size:1.25rem;line-height:1.3;letter-spacing:-.01em}
 .section-head p{margin:0}
 .count{color:var(--accent);font-size:1rem;font-weight:600}
-h3{margin:0;font-size:1rem;line-height:1.35;overflow-wrap:anywhere}
-.notice{margin:0 0 1.5rem;padding:.75rem 1rem;color:var(--text);background:var(--ok-bg);border:1px solid var(--ok);border-inline-start-width:4px;border-radius:8px;font-weight:600}
+h3{margin:0;font-size:1rem;line-height:1.35;overflow-wrap:break-word}
+.notice{scroll-margin-top:6rem;margin:0 0 1.25rem;padding:.75rem 1rem;color:var(--text);background:var(--ok-bg);border:1px solid var(--ok);border-inline-start-width:4px;border-radius:8px;font-weight:600}
 .toc{margin:0 0 1.5rem}
 .toc ul{display:flex;flex-wrap:wrap;gap:.5rem;margin:0;padding:0;list-style:none}
 .toc a{display:inline-flex;align-items:center;gap:.5rem;min-height:2.5rem;padding:.375rem 1rem;color:var(--text);background:var(--card);border:1px solid var(--line);border-radius:999px;font-size:.9375rem;font-weight:600;text-decoration:none}
@@ -33,11 +34,11 @@ h3{margin:0;font-size:1rem;line-height:1.35;overflow-wrap:anywhere}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(19rem,100%),1fr));gap:1rem;margin:0;padding:0;list-style:none}
 .tile{display:flex;flex-direction:column;gap:.875rem;min-width:0;padding:1.25rem;background:var(--card);border:1px solid var(--line);border-radius:10px}
 .tile.is-blocked{background:var(--bg)}
-.item-head{display:flex;align-items:center;gap:.75rem}
-.item-name{flex:1;min-width:0}
+.item-head{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem .75rem}
+.item-name{flex:1 1 10rem;min-width:0}
 .item-name a{text-decoration:none}
 .item-name a:hover{text-decoration:underline}
-.host{margin:0;color:var(--muted);font-size:.8125rem;overflow-wrap:anywhere}
+.host{margin:0;color:var(--muted);font-size:.8125rem;overflow-wrap:break-word}
 .logo{flex:none;object-fit:cover;background:var(--bg);border:1px solid var(--line);border-radius:10px}
 .logo-sm{width:1.75rem;height:1.75rem;border-radius:6px}
 .logo-md{width:2.75rem;height:2.75rem}
@@ -97,7 +98,7 @@ legend{padding:0 .375rem;margin-inline-start:-.375rem;font-size:.875rem;font-wei
 [dir=rtl] .message.is-unread::before{border-radius:4px 0 0 4px}
 .message.is-unread:first-child::before{inset-block-start:0}
 .message-meta{display:flex;flex-wrap:wrap;align-items:center;gap:.375rem .625rem;color:var(--muted);font-size:.875rem}
-.site-name{color:var(--text);font-weight:700;overflow-wrap:anywhere}
+.site-name{color:var(--text);font-weight:700;overflow-wrap:break-word;min-width:0}
 .message-title{margin:.625rem 0 .375rem;font-size:1.0625rem;white-space:pre-wrap}
 .is-unread .message-title{font-weight:800}
 .message-body{margin:0 0 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -109,7 +110,7 @@ legend{padding:0 .375rem;margin-inline-start:-.375rem;font-size:.875rem;font-wei
 .select-field{flex:0 1 16rem;min-width:12rem}
 select{display:block;width:100%;min-height:2.75rem;padding:.5rem .75rem;font:inherit;color:inherit;background:var(--card);border:1px solid var(--field);border-radius:8px}
 .links{display:grid;gap:.5rem;margin:0;padding:0;list-style:none}
-.links a{display:flex;align-items:center;justify-content:space-between;gap:1rem;padding:.75rem 1rem;border:1px solid var(--line);border-radius:8px;font-weight:600;text-decoration:none;overflow-wrap:anywhere}
+.links a,.links .plain{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem 1rem;padding:.75rem 1rem;border:1px solid var(--line);border-radius:8px;font-weight:600;text-decoration:none;overflow-wrap:break-word}
 .links a:hover{border-color:var(--accent);background:var(--accent-bg)}
 .links a::after{content:"›" / "";font-size:1.25rem;line-height:1}
 [dir=rtl] .links a::after{content:"‹" / ""}
@@ -118,10 +119,10 @@ select{display:block;width:100%;min-height:2.75rem;padding:.5rem .75rem;font:inh
 .crumbs li+li::before{content:"/" / "";margin-inline-end:.375rem;color:var(--field)}
 .crumbs [aria-current]{color:var(--text);font-weight:600}
 .table-wrap{overflow-x:auto}
-.table{width:100%;min-width:34rem;border-collapse:collapse;font-size:.9375rem}
+.table{width:100%;border-collapse:collapse;font-size:.9375rem}
 .table th,.table td{padding:.75rem;text-align:start;vertical-align:middle;border-bottom:1px solid var(--line)}
 .table thead th{color:var(--muted);font-size:.75rem;font-weight:700;letter-spacing:.02em}
-.table tbody th{font-weight:600;overflow-wrap:normal;word-break:normal}
+.table tbody th{font-weight:600;overflow-wrap:break-word}
 .table tbody tr:last-child>*{border-bottom:0}
 .table .muted{margin-inline-start:.25rem}
 .cell-action{text-align:end}
@@ -131,8 +132,10 @@ select{display:block;width:100%;min-height:2.75rem;padding:.5rem .75rem;font:inh
 .confirm-head h1{margin:0}
 .consequences{display:grid;gap:.5rem;margin:0 0 1rem;padding:0;list-style:none}
 .consequences li{position:relative;padding-inline-start:1.5rem}
+.notice-error{background:var(--danger-bg);border-color:var(--danger)}
+.add-form{margin-top:1rem}
 .consequences li::before{content:"";position:absolute;inset-inline-start:.25rem;top:.55em;width:.5rem;height:.5rem;background:var(--danger);border-radius:50%}
-@media (max-width:40rem){.card{padding:1.25rem 1rem}.wide h1{font-size:1.5rem}.tile,.sender{padding:1rem}.message.is-unread::before{inset-inline-start:-1rem}.form-foot .btn,.inline-form .btn{width:100%}.inline-form{align-items:stretch}.select-field{flex:1 1 100%}}
+@media (max-width:40rem){.table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}.table,.table tbody,.table tr,.table th,.table td{display:block}.table tr{padding:.5rem 0;border-bottom:1px solid var(--line)}.table tbody tr:last-child{border-bottom:0}.table th,.table td{padding:.25rem 0;border:0}.table .cell-action{text-align:start}.card{padding:1.25rem 1rem}.wide h1{font-size:1.5rem}.tile,.sender{padding:1rem}.message.is-unread::before{inset-inline-start:-1rem}.form-foot .btn,.inline-form .btn{width:100%}.inline-form{align-items:stretch}.select-field{flex:1 1 100%}}
 @media (forced-colors:active){.badge,.chip,.pill,.avatar{border:1px solid CanvasText}.message.is-unread::before{background:Highlight}}
 `.trim();
 
@@ -149,10 +152,10 @@ body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:ce
 .site-footer{padding-top:1.5rem;color:var(--muted);font-size:.875rem;text-align:center}
 main{width:calc(100% - 2rem);max-width:28rem;padding:2rem;background:var(--card);border:1px solid var(--line);border-radius:12px;box-shadow:0 1px 2px rgb(0 0 0/.06),0 8px 24px rgb(0 0 0/.06)}
 main:focus{outline:none}
-h1{font-size:1.5rem;line-height:1.25;margin:0 0 .5rem;letter-spacing:-.015em;overflow-wrap:anywhere}
+h1{font-size:1.5rem;line-height:1.25;margin:0 0 .5rem;letter-spacing:-.015em;overflow-wrap:break-word}
 h2{font-size:1rem;margin:1.5rem 0 .5rem}
 p{margin:0 0 1rem}
-strong{overflow-wrap:anywhere}
+strong{overflow-wrap:break-word}
 .lead,.muted{color:var(--muted)}
 .muted{font-size:.875rem}
 form{margin:0}
@@ -176,10 +179,17 @@ a{color:var(--accent);text-underline-offset:2px}
 .list li{margin:.25rem 0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875em;background:var(--code-bg);padding:.1em .35em;border-radius:4px;overflow-wrap:anywhere}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
-.actions form{flex:1}
+.actions form{flex:1;min-width:0}
+.actions>*{min-width:0}
+button,.button{overflow-wrap:break-word}
+[hidden]{display:none!important}
+.or{display:flex;align-items:center;gap:.75rem;margin:1.5rem 0 1rem;color:var(--muted);font-size:.875rem}
+.or::before,.or::after{content:"";flex:1;border-top:1px solid var(--line)}
+.ways{display:grid;gap:.75rem}
 @media (max-width:30rem){.site-header{padding-top:1.25rem}main{width:100%;padding:1.5rem 1rem;border-radius:0;border-inline:0;box-shadow:none}.actions{flex-direction:column}}
 @media (forced-colors:active){button{border:1px solid ButtonText}.error{border:1px solid CanvasText}}
-${CONSOLE_STYLE}`.trim();
+${CONSOLE_STYLE}
+${SITES_AND_DEVICES_STYLE}`.trim();
 
 export const PAGE_STYLE_HASH = createHash('sha256').update(PAGE_STYLE, 'utf8').digest('base64');
 
@@ -200,12 +210,30 @@ export function scriptHash(script: string): string {
   return `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`;
 }
 
-export function buildCsp(formAction: readonly string[] = [], scripts: readonly string[] = []): string {
+/**
+ * The CSP source of a script file on the service's own origin: its exact URL
+ * (CSP Level 3 host-source with a path), so no other file of the origin runs.
+ */
+function scriptFileSource(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    const ok = (url.protocol === 'https:' || url.protocol === 'http:') && /^\/[\w./-]+\.js$/.test(url.pathname) && !url.search && !url.hash;
+    return ok ? `${url.origin}${url.pathname}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function buildCsp(formAction: readonly string[] = [], scripts: readonly string[] = [], scriptFiles: readonly string[] = []): string {
   // Normalising to origins keeps caller input from smuggling extra directives into the header.
   const origins = new Set(formAction.map(httpOrigin).filter((o): o is string => o !== undefined));
+  const files = scriptFiles.map(scriptFileSource).filter((s): s is string => s !== undefined);
+  const sources = [...files, ...scripts.map(scriptHash)];
   return [
     "default-src 'none'",
-    ...(scripts.length ? [`script-src ${scripts.map(scriptHash).join(' ')}`] : []),
+    ...(sources.length ? [`script-src ${sources.join(' ')}`] : []),
+    // A script file talks to the service that served it (WebAuthn options), nowhere else.
+    ...(files.length ? ["connect-src 'self'"] : []),
     `style-src 'sha256-${PAGE_STYLE_HASH}'`,
     "img-src 'self' data: https:",
     `form-action ${["'self'", ...origins].join(' ')}`,
@@ -232,6 +260,8 @@ export function renderPage(input: {
   formAction?: string[];
   /** Inline scripts, placed at the end of the body and allowed by hash. */
   scripts?: string[];
+  /** Script files on the service's own origin (absolute URLs), loaded deferred and allowed by their exact URL. */
+  scriptFiles?: string[];
   /**
    * The wide layout (the console): up to 64rem, and `main` is no card of its
    * own but holds several (`.card`). The other pages keep the narrow card.
@@ -242,6 +272,7 @@ export function renderPage(input: {
 }): Page {
   const { locale, title, main, serviceName } = input;
   const scripts = input.scripts ?? [];
+  const scriptFiles = input.scriptFiles ?? [];
   const doc = html`<!doctype html>
 <html lang="${locale}" dir="${direction(locale)}">
 <head>
@@ -262,11 +293,12 @@ ${input.headerAside
 ${main}
 </main>
 <footer class="site-footer"><p>${t(locale, 'layout.footer', { serviceName })}</p></footer>
+${scriptFiles.map((src) => html`<script src="${src}" defer></script>`)}
 ${scripts.map((script) => html`<script>${raw(script)}</script>`)}
 </body>
 </html>
 `;
-  return { html: doc.toString(), csp: buildCsp(input.formAction, scripts) };
+  return { html: doc.toString(), csp: buildCsp(input.formAction, scripts, scriptFiles) };
 }
 
 /* Pieces shared by the interaction pages. */

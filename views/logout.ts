@@ -75,3 +75,31 @@ ${input.returnRejected ? html`<p class="error" role="status">${t(locale, 'signed
 ${clientName ? html`<p>${t(locale, 'signedout.site', { clientName })}</p>` : null}`;
   return renderPage({ locale, title, main, serviceName });
 }
+
+export type StayedPageInput = {
+  locale: Locale;
+  serviceName: string;
+  /** The site that asked to sign the person out, when known. */
+  clientName?: string | undefined;
+  /** The site's registered return address (with its state), when it gave one. */
+  returnTo?: string | undefined;
+  consoleUrl: string;
+};
+
+/**
+ * After "Stay signed in": the person is still signed in to the service; the
+ * site that asked was signed out, as the confirmation page said. Ways on:
+ * back to the site (its registered return address) and the console.
+ */
+export function stayedPage(input: StayedPageInput): Page {
+  const { locale, serviceName, clientName } = input;
+  const title = t(locale, 'stayed.title');
+  const main = html`<h1>${title}</h1>
+<p class="lead">${t(locale, 'stayed.body', { serviceName })}</p>
+${clientName ? html`<p>${t(locale, 'stayed.site', { clientName })}</p>` : null}
+<div class="actions">
+${input.returnTo && clientName ? html`<a class="button primary" href="${input.returnTo}">${t(locale, 'stayed.back', { clientName })}</a>` : null}
+<a class="button secondary" href="${input.consoleUrl}">${t(locale, 'stayed.console')}</a>
+</div>`;
+  return renderPage({ locale, title, main, serviceName });
+}

@@ -7,7 +7,7 @@ import type { Page } from './layout.ts';
 import type { Category } from './letters/notification.ts';
 
 export type UnsubscribeState =
-  /** GET: nothing changed yet; one button "Stop these emails" (POST). */
+  /** GET: nothing changed yet; one button "Unsubscribe from these emails" (POST). */
   | { kind: 'confirm' }
   /** After a POST. */
   | { kind: 'done'; did: 'email_off' | 'category_off' | 'muted' }

@@ -3,19 +3,22 @@ import type { Server } from 'node:http';
 
 import type { Cluster, Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
+import Provider, { interactionPolicy } from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import type { Transporter } from 'nodemailer';
 
 import { createSignoutNotify, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
 
-import { negotiateLocale, t } from '../../src/i18n/index.ts';
+import { negotiateLocale } from '../../src/i18n/index.ts';
 import type { Logger } from '../../src/options.ts';
-import { errorPage } from '../../views/error.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
-import { sendPage as send } from '../../src/http/page.ts';
-import { interactionRoutes } from './interactions.ts';
+import { sendErrorPage } from '../../src/http/error-page.ts';
+import { interactionRoutes, SELECT_ACCOUNT } from './interactions.ts';
+import { trustProxies, type TrustProxy } from './client-ip.ts';
 import { createLoginCodes, defaultLoginCodeLimits, type LoginCodeLimits } from './login-codes.ts';
+import { createOperations, type Operations } from './operations.ts';
+import { signInWays, type SignInWays } from './sign-in-ways.ts';
+import type { Upstream } from './upstreams.ts';
 
 /** The plugin's Organization, with admins and members named by email address. */
 export type Organization = PluginOrganization;
@@ -30,6 +33,8 @@ export interface ReferenceSettings {
   /** Omitted (with no transport): letters go to the log. */
   smtpUrl?: string;
   mailTransport?: Transporter;
+  /** 'log': letters to the log although the issuer is not on loopback (development only). */
+  mailOutbox?: 'log';
   mailFrom?: string;
   /** Private signing keys; omitted: a development key made at start (with a warning). */
   jwks?: { keys: JWK[] };
@@ -37,20 +42,37 @@ export interface ReferenceSettings {
   cookieKeys?: string[];
   /** Hostnames back-channel logout may reach on loopback or private addresses. */
   allowPrivateFetchHosts?: string[];
-  /** Trust X-Forwarded-* (behind a TLS-terminating proxy). */
-  trustProxy?: boolean;
+  /**
+   * The proxies in front (TLS termination, load balancers): how many, or
+   * their addresses. `X-Forwarded-*` are read through them only; the client's
+   * IP is the entry the nearest untrusted hop wrote. `true` is 1.
+   */
+  trustProxy?: TrustProxy;
   serviceName?: string;
   loginCodeLimits?: LoginCodeLimits;
+  /** Social sign-ins (CONFIG_FILE `upstreams`). */
+  upstreams?: Upstream[];
   logger?: Logger;
+  /** Serve /metrics on the public listener too (otherwise only where the caller serves `operations.registry`). */
+  metricsOnPublic?: boolean;
   /** More plugin options (notify limits, letter queue, ...), passed through. */
-  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'contacts'>>;
+  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'lastUsedInterval' | 'theftNotice'>>;
 }
 
 export interface ReferenceProvider {
   provider: Provider;
   plugin: SignoutNotify;
   accounts: Accounts;
+  /** Health, readiness and metrics (README "Running in production"). */
+  operations: Operations;
   listen(port: number, host?: string): Promise<Server>;
+  /**
+   * Graceful stop: readiness turns 503, the listener takes no new connection,
+   * requests in flight and the letters in hand are finished, then the plugin
+   * closes (not the Redis client: the caller's). Past `timeoutMs` the
+   * connections left are cut. Resolves true when everything finished in time.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -71,20 +93,32 @@ export const REFERENCE_TTL = {
 };
 
 /**
+ * oidc-provider's prompts (login, consent) with `select_account` after login:
+ * `prompt=select_account` offers "Continue as ..." or "Use another account".
+ */
+function referencePolicy() {
+  const policy = interactionPolicy.base();
+  policy.add(new interactionPolicy.Prompt({ name: SELECT_ACCOUNT, requestable: true }), policy.findIndex((p) => p.name === 'login') + 1);
+  return policy;
+}
+
+/**
  * The reference identity provider: oidc-provider with the plugin, accounts
  * keyed by email address and sign-in by emailed code. `npm start` runs it.
  */
 export async function createReferenceProvider(settings: ReferenceSettings): Promise<ReferenceProvider> {
   const serviceName = settings.serviceName ?? 'Sign-in service';
+  let ways: SignInWays | undefined;
   const plugin = createSignoutNotify({
     redis: settings.redis,
     keyPrefix: settings.keyPrefix,
     serviceName,
-    mail: { transport: settings.mailTransport, smtpUrl: settings.smtpUrl, from: settings.mailFrom ?? 'Sign-in service <no-reply@localhost>' },
+    mail: { transport: settings.mailTransport, smtpUrl: settings.smtpUrl, from: settings.mailFrom ?? 'Sign-in service <no-reply@localhost>', outbox: settings.mailOutbox },
     contacts: async (accountId) => {
       const account = await accounts.get(accountId);
-      return account && { email: account.email, locale: account.locale };
+      return account && { email: account.email, locale: account.locale, name: account.name };
     },
+    console: { sections: (person) => ways?.sections(person) ?? [] },
     logger: settings.logger,
     allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
     ...settings.plugin,
@@ -121,29 +155,47 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
       if (!account) return undefined;
       return {
         accountId: sub,
-        claims: () => ({ sub, email: account.email, email_verified: true }),
+        // An account without an address (passkey or upstream only) has no email claim.
+        claims: () => ({ sub, ...(account.email ? { email: account.email, email_verified: true } : {}) }),
       };
     },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     scopes: ['openid', 'email', 'offline_access'],
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: referencePolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // ID tokens carry the claims of the granted scopes (email with `email`), as
+    // most providers' do: sites such as express-openid-connect read the person
+    // from the ID token alone (KNOWN-TRAPS 17). UserInfo has them too.
+    conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
     subjectTypes: ['public', 'pairwise'],
     pairwiseIdentifier: async (_ctx, accountId, client) =>
       createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url'),
     ttl: REFERENCE_TTL,
+    // oidc-provider's errors on pages (an authorization request it cannot
+    // send back to the site): the service's sentence for the error, never its
+    // description, which may carry text from the request.
     async renderError(ctx: KoaContextWithOIDC, out, error) {
-      const locale = negotiateLocale({ acceptLanguage: ctx.get('accept-language') });
       const status = (error as { statusCode?: number }).statusCode ?? 500;
-      send(ctx, errorPage({ locale, serviceName, title: t(locale, 'error.title'), message: out.error_description ?? out.error, status }), status);
+      const { client, params } = ctx.oidc ?? {};
+      const uiLocales = typeof params?.ui_locales === 'string' ? params.ui_locales : undefined;
+      sendErrorPage(ctx, {
+        serviceName,
+        issuer: settings.issuer,
+        locale: negotiateLocale({ uiLocales, acceptLanguage: ctx.get('accept-language') }),
+        site: client ? { name: client.clientName ?? client.clientId, uri: client.clientUri } : undefined,
+      }, { error: out.error }, status);
     },
   });
 
   const provider = new Provider(settings.issuer, configuration);
-  if (settings.trustProxy) provider.proxy = true;
+  trustProxies(provider, settings.trustProxy);
 
   const loginCodes = createLoginCodes(plugin.store, secret, settings.loginCodeLimits ?? defaultLoginCodeLimits);
-  const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret });
+  const operations = createOperations(plugin, { metricsOnPublic: settings.metricsOnPublic, redis: settings.redis });
+  provider.use(operations.middleware);
+  ways = signInWays({ issuer: settings.issuer, serviceName, upstreams: settings.upstreams ?? [], plugin, accounts, ipLimits: loginCodes.ipLimits, secret });
+  ways.mount(provider);
+  const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret, logger, passkeys: ways.passkeys, upstreams: ways.upstreams });
   provider.use(router.routes());
   plugin.attach(provider);
 
@@ -152,6 +204,17 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     provider,
     plugin,
     accounts,
+    operations,
+    async shutdown(timeoutMs) {
+      operations.draining();
+      const deadline = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+      // close() stops accepting and ends idle keep-alive connections; it resolves when the requests in flight are answered.
+      const requests = server ? new Promise<true>((resolve) => server!.close(() => resolve(true))) : Promise.resolve(true as const);
+      const finished = await Promise.race([Promise.all([requests, plugin.stopLetterWorker()]).then(() => true), deadline]);
+      server?.closeAllConnections();
+      await plugin.close();
+      return finished;
+    },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         server = provider.listen(port, host, () => resolve(server!));

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 
+import { blockList, type TrustProxy } from './client-ip.ts';
 import type { ReferenceSettings } from './provider.ts';
+import { loopback } from './upstreams.ts';
 
 /** Thrown for bad configuration; start-up prints the message alone and stops. */
 export class ConfigurationError extends Error {}
@@ -23,9 +25,22 @@ const organizationSchema = z.object({
   clients: z.array(z.string().min(1)),
 }).strict();
 
+const upstreamSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be 1-40 lower-case letters, digits and hyphens'),
+  name: z.string().trim().min(1).max(60),
+  issuer: z.string().url().refine((value) => {
+    const url = new URL(value);
+    return url.protocol === 'https:' || (url.protocol === 'http:' && loopback(url));
+  }, 'must be an https:// URL (http:// on localhost or 127.0.0.1 only, for development)'),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+  scope: z.string().regex(/(^| )openid( |$)/, 'must include openid').optional(),
+}).strict();
+
 const fileSchema = z.object({
   clients: z.array(clientSchema),
   organizations: z.array(organizationSchema).default([]),
+  upstreams: z.array(upstreamSchema).default([]),
 }).strict();
 
 const envSchema = z.object({
@@ -38,9 +53,16 @@ const envSchema = z.object({
   JWKS_FILE: z.string().optional(),
   JWKS: z.string().optional(),
   COOKIE_KEYS: z.string().optional(),
-  TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).optional(),
+  TRUST_PROXY: z.string().optional(),
   SERVICE_NAME: z.string().min(1).optional(),
   ALLOW_PRIVATE_FETCH_HOSTS: z.string().optional(),
+  MAIL_OUTBOX: z.literal('log', { message: 'must be "log" (letters printed to the log) or unset' }).optional(),
+  KEY_PREFIX: z.string().regex(/^[^{}]*$/, 'must not contain { or }').optional(),
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PUBLIC: z.enum(['0', '1', 'true', 'false']).optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
 });
 
 function fail(where: string, error: z.ZodError): never {
@@ -85,8 +107,29 @@ export function redisFromUrl(url: string): Redis | Cluster {
   return new Cluster(nodes, { redisOptions: { password } });
 }
 
+/**
+ * TRUST_PROXY: `0`/`false` (none), the number of proxies in front (`true` is
+ * 1), or their addresses and CIDR ranges, comma-separated.
+ */
+function trustProxyFrom(value: string | undefined): TrustProxy {
+  const v = (value ?? '0').trim();
+  if (v === '' || v === '0' || v === 'false') return false;
+  if (v === 'true') return 1;
+  if (/^\d+$/.test(v)) {
+    if (Number(v) > 20) throw new ConfigurationError(`environment: TRUST_PROXY: at most 20 proxies, got ${v}`);
+    return Number(v);
+  }
+  const list = v.split(',').map((h) => h.trim()).filter(Boolean);
+  try {
+    blockList(list);
+  } catch (err) {
+    throw new ConfigurationError(`environment: TRUST_PROXY: ${(err as Error).message} (give the number of proxies, or their addresses or CIDR ranges)`);
+  }
+  return list;
+}
+
 /** Reads the reference provider's settings from the environment and CONFIG_FILE. */
-export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { port: number } {
+export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { port: number; metrics?: { port: number; host: string }; shutdownTimeoutMs: number } {
   const parsedEnv = envSchema.safeParse(env);
   if (!parsedEnv.success) fail('environment', parsedEnv.error);
   const e = parsedEnv.data;
@@ -98,6 +141,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
   file.data.clients.forEach((c, i) => {
     if (ids.has(c.client_id)) throw new ConfigurationError(`CONFIG_FILE ${e.CONFIG_FILE}: clients[${i}].client_id: duplicate "${c.client_id}"`);
     ids.add(c.client_id);
+  });
+  const upstreamIds = new Set<string>();
+  file.data.upstreams.forEach((u, i) => {
+    if (upstreamIds.has(u.id)) throw new ConfigurationError(`CONFIG_FILE ${e.CONFIG_FILE}: upstreams[${i}].id: duplicate "${u.id}"`);
+    upstreamIds.add(u.id);
   });
   file.data.organizations.forEach((o, i) => o.clients.forEach((id, j) => {
     if (!ids.has(id)) throw new ConfigurationError(`CONFIG_FILE ${e.CONFIG_FILE}: organizations[${i}].clients[${j}]: unknown client "${id}"`);
@@ -114,6 +162,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
   }
 
   const issuer = e.ISSUER ?? `http://localhost:${e.PORT}`;
+  // Letters hold sign-in codes: off loopback they go by SMTP, or to the log only when asked.
+  const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(new URL(issuer).hostname);
+  if (!e.SMTP_URL && !loopback && e.MAIL_OUTBOX !== 'log') {
+    throw new ConfigurationError(`environment: SMTP_URL: required for the issuer ${issuer} (letters hold sign-in codes); set MAIL_OUTBOX=log to print them to the log instead`);
+  }
   // A development issuer on localhost talks to sites on localhost; anything
   // else must say which private hosts it trusts.
   const privateHosts = e.ALLOW_PRIVATE_FETCH_HOSTS !== undefined
@@ -126,12 +179,19 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
     allowPrivateFetchHosts: privateHosts,
     clients: file.data.clients as ReferenceSettings['clients'],
     organizations: file.data.organizations,
+    upstreams: file.data.upstreams,
     redis: e.REDIS_URL ? redisFromUrl(e.REDIS_URL) : undefined,
     smtpUrl: e.SMTP_URL,
+    ...(e.MAIL_OUTBOX ? { mailOutbox: e.MAIL_OUTBOX } : {}),
     mailFrom: e.MAIL_FROM,
     jwks,
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
-    trustProxy: e.TRUST_PROXY === '1' || e.TRUST_PROXY === 'true',
+    trustProxy: trustProxyFrom(e.TRUST_PROXY),
     serviceName: e.SERVICE_NAME,
+    keyPrefix: e.KEY_PREFIX,
+    ...(e.REDIS_TIMEOUT_MS ? { plugin: { redisTimeoutMs: e.REDIS_TIMEOUT_MS } } : {}),
+    ...(e.METRICS_PORT ? { metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST } } : {}),
+    metricsOnPublic: e.METRICS_PUBLIC === '1' || e.METRICS_PUBLIC === 'true',
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }

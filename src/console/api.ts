@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { z } from 'zod';
@@ -28,12 +28,28 @@ export interface ConsoleApiDeps {
   logger: Logger;
 }
 
-interface ApiState {
+export interface ApiState {
   accountId: string;
 }
 
+/**
+ * The guards of every console API route: errors as JSON, personal data never
+ * cached, framed or run, changes only from the service's own pages, and the
+ * person of the service session (else 401 login_required).
+ */
+export function consoleApiGuards(deps: { provider: Provider; logger: Logger }): Middleware<ApiState>[] {
+  return [jsonErrors(deps.logger), async (ctx, next) => {
+    ctx.set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'", 'X-Content-Type-Options': 'nosniff' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx as unknown as Context, deps.provider.issuer)) throw crossOrigin();
+    const accountId = await signedInAccount(deps.provider, ctx as unknown as Context);
+    if (!accountId) throw loginRequired();
+    ctx.state.accountId = accountId;
+    await next();
+  }];
+}
+
 export const notFound = (what: string) => new PluginError(404, 'not_found', what);
-const iso = (ms: number) => new Date(ms).toISOString();
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** PUT /console/api/senders/:clientId: any of `muted` and `categories`, nothing else. */
 const senderChange = z.object({
@@ -58,25 +74,18 @@ function validate<T>(schema: z.ZodType<T>, body: unknown): T {
  * page's forms do the same through its own routes; scripts use this.
  */
 export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
-  const { provider, data, access, orgs } = deps;
+  const { data, access, orgs } = deps;
   const api = new Router<ApiState>({ prefix: '/console/api' });
-  api.use(jsonErrors(deps.logger));
-  api.use(async (ctx, next) => {
-    // Personal data: never cached, never framed, never run as anything but data.
-    ctx.set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'", 'X-Content-Type-Options': 'nosniff' });
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx, provider.issuer)) throw crossOrigin();
-    const accountId = await signedInAccount(provider, ctx);
-    if (!accountId) throw loginRequired();
-    ctx.state.accountId = accountId;
-    await next();
-  });
+  api.use(...consoleApiGuards(deps));
 
   api.get('/sites', async (ctx) => {
     ctx.body = (await data.sites(ctx.state.accountId)).map((site) => ({
       ...site,
       firstSignInAt: iso(site.firstSignInAt),
       lastSignInAt: iso(site.lastSignInAt),
+      lastUsedAt: site.lastUsedAt === undefined ? null : iso(site.lastUsedAt),
       ...(site.blockedAt !== undefined ? { blockedAt: iso(site.blockedAt) } : {}),
+      ...(site.accessRemovedAt !== undefined ? { accessRemovedAt: iso(site.accessRemovedAt) } : {}),
     }));
   });
 
@@ -105,7 +114,7 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
     }
     const change = validate(senderChange, body);
     const site = await deps.sites.get(ctx.state.accountId, ctx.params.clientId!);
-    if (site?.status !== 'connected') throw notFound('no such sender: a site you signed in to and did not block');
+    if (site?.status !== 'connected' || !(await orgs.mayUse(ctx.state.accountId, site.clientId))) throw notFound('no such sender: a site you signed in to and did not block');
     const settings = await deps.senders.update(ctx.state.accountId, ctx.params.clientId!, change);
     ctx.body = { clientId: ctx.params.clientId, ...settings };
   });

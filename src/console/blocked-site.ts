@@ -5,7 +5,8 @@ import { errors } from 'oidc-provider';
 
 import { readForm } from '../http/body.ts';
 import type { Csrf } from '../http/csrf.ts';
-import { htmlErrors, sendPage } from '../http/page.ts';
+import { sendPage } from '../http/page.ts';
+import { htmlErrors } from '../http/error-page.ts';
 import { negotiateLocale } from '../i18n/index.ts';
 import type { ContactLookup } from '../options.ts';
 import { SITE_ACCESS_PROMPT } from '../provider/site-access-policy.ts';
@@ -29,7 +30,7 @@ export interface BlockedSiteDeps {
 export function blockedSiteRoutes(deps: BlockedSiteDeps): Router {
   const { provider, sites, access, csrf, serviceName } = deps;
   const page = new Router({ prefix: '/console/blocked-site/:uid' });
-  page.use(htmlErrors(serviceName));
+  page.use(htmlErrors(serviceName, () => provider.issuer));
 
   async function loadBlocked(ctx: Context) {
     const details = await provider.interactionDetails(ctx.req, ctx.res);

@@ -1,16 +1,13 @@
-import { randomBytes } from 'node:crypto';
-
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
-import { readForm } from '../http/body.ts';
 import type { Csrf } from '../http/csrf.ts';
-import { crossOrigin, PluginError } from '../http/errors.ts';
-import { sameOrigin } from '../http/origin.ts';
-import { htmlErrors, sendPage } from '../http/page.ts';
-import { isLocale, negotiateLocale, type Locale } from '../i18n/index.ts';
+import { PluginError } from '../http/errors.ts';
+import { sendPage } from '../http/page.ts';
+import { htmlErrors } from '../http/error-page.ts';
+import { isLocale } from '../i18n/index.ts';
 import { CATEGORIES, DELIVERIES, type Category, type Delivery } from '../notify/categories.ts';
 import type { Inbox } from '../notify/inbox.ts';
 import type { Senders } from '../notify/senders.ts';
@@ -19,11 +16,12 @@ import type { Organizations } from '../orgs/organizations.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { blockConfirmPage, consolePage, type ConsoleNotice } from '../../views/console.ts';
-import { orgPage, removeMemberConfirmPage } from '../../views/console-org.ts';
-import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from './console-client.ts';
+import { orgMembershipPage, orgPage, removeMemberConfirmPage } from '../../views/console-org.ts';
+import { CONSOLE_CALLBACK } from './console-client.ts';
 import type { ConsoleData } from './data.ts';
+import { backWithNotice, consoleForm, CONSOLE_PATH, pageCommon, signedInPages, type PageState } from './page-context.ts';
 import type { Preferences } from './preferences.ts';
-import { signedInAccount } from './session.ts';
+import { HOST_NOTICE, hostSections, type ConsoleSections } from './sections.ts';
 
 export interface ConsolePagesDeps {
   provider: Provider;
@@ -37,16 +35,11 @@ export interface ConsolePagesDeps {
   contacts: ContactLookup;
   csrf: Csrf;
   serviceName: string;
+  /** The host's own sections (ConsoleSection). */
+  sections?: ConsoleSections | undefined;
 }
 
-interface PageState {
-  accountId: string;
-  locale: Locale;
-  email?: string | undefined;
-  csrf: string;
-}
-
-const NOTICES = new Set<ConsoleNotice>(['blocked', 'unblocked', 'saved', 'deleted', 'read', 'language']);
+const NOTICES = new Set<ConsoleNotice>(['blocked', 'unblocked', 'access_removed', 'all_access_removed', 'saved', 'deleted', 'read', 'language']);
 
 /**
  * The console's pages (`/console`, `/console/orgs/:orgId`) and the forms
@@ -55,90 +48,48 @@ const NOTICES = new Set<ConsoleNotice>(['blocked', 'unblocked', 'saved', 'delete
  * with a redirect back (303) carrying a notice.
  */
 export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
-  const { provider, data, csrf, serviceName } = deps;
+  const { provider, data, serviceName } = deps;
   const router = new Router<PageState>({ prefix: '/console' });
-  router.use(htmlErrors(serviceName));
-
-  /** Not signed in: off to sign in (the console's own client) and back here afterwards. */
-  function signInFirst(ctx: Context): void {
-    const back = ctx.method === 'GET' && /^\/console(\/[\w%.-]*)*$/.test(ctx.path) ? ctx.path : '/console';
-    const url = new URL(provider.urlFor('authorization'));
-    url.search = new URLSearchParams({
-      client_id: CONSOLE_CLIENT_ID,
-      response_type: 'code',
-      scope: 'openid',
-      redirect_uri: `${provider.issuer.replace(/\/$/, '')}${CONSOLE_CALLBACK}`,
-      // The code is never redeemed (the console reads the service session), but PKCE is required.
-      code_challenge: randomBytes(32).toString('base64url'),
-      code_challenge_method: 'S256',
-      state: back,
-    }).toString();
-    ctx.status = 303;
-    ctx.redirect(url.href);
-  }
+  router.use(htmlErrors(serviceName, () => provider.issuer));
 
   router.get(CONSOLE_CALLBACK.replace('/console', ''), async (ctx) => {
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
-    if (typeof ctx.query.error === 'string') {
-      throw new errors.AccessDenied(typeof ctx.query.error_description === 'string' ? ctx.query.error_description : ctx.query.error);
+    if (ctx.query.error !== undefined) {
+      // The link's own words (error_description) are never shown as ours.
+      const denied = ctx.query.error === 'access_denied';
+      throw new PluginError(400, 'access_denied', 'signing in to the console did not complete', denied ? 'error.callback_denied' : 'error.callback_failed');
     }
     ctx.status = 303;
-    ctx.redirect(/^\/console(\/[\w%.-]*)*$/.test(state) && !state.startsWith(CONSOLE_CALLBACK) ? state : '/console');
+    ctx.redirect(CONSOLE_PATH.test(state) && !state.startsWith(CONSOLE_CALLBACK) ? state : '/console');
   });
 
-  const signedIn: Middleware<PageState> = async (ctx, next) => {
-    ctx.set('Cache-Control', 'no-store');
-    const accountId = await signedInAccount(provider, ctx as unknown as Context);
-    if (!accountId) {
-      if (ctx.method !== 'GET') throw new errors.SessionNotFound('not signed in');
-      signInFirst(ctx as unknown as Context);
-      return;
-    }
-    const contact = await deps.contacts(accountId);
-    ctx.state.accountId = accountId;
-    ctx.state.email = contact?.email;
-    ctx.state.locale = negotiateLocale({ preferred: contact?.locale, acceptLanguage: ctx.get('accept-language') });
-    ctx.state.csrf = csrf.token('console', accountId);
-    await next();
-  };
-
-  /** A form of the console: same origin, the person's CSRF token, its fields. */
-  async function form(ctx: Context & { state: PageState }): Promise<Record<string, string>> {
-    if (!sameOrigin(ctx, provider.issuer)) throw crossOrigin();
-    const fields = await readForm(ctx);
-    csrf.verify('console', ctx.state.accountId, fields.csrf);
-    return fields;
-  }
-
-  function back(ctx: Context, notice: ConsoleNotice, anchor: string, path = '/console'): void {
-    ctx.status = 303;
-    ctx.redirect(`${path}?done=${notice}#${anchor}`);
-  }
-
-  const common = (ctx: { state: PageState }) => ({ locale: ctx.state.locale, serviceName, csrf: ctx.state.csrf, accountEmail: ctx.state.email });
+  const signedIn = signedInPages(deps);
+  const form = (ctx: Context & { state: PageState }) => consoleForm(deps, ctx);
+  const back = (ctx: Context, notice: ConsoleNotice) => backWithNotice(ctx, '/console', notice);
+  const common = (ctx: { state: PageState }) => pageCommon(ctx, serviceName);
 
   router.get('/', signedIn, async (ctx) => {
     const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '' ? ctx.query.cursor : undefined;
     const [sites, senders, inbox] = await Promise.all([
       data.sites(ctx.state.accountId),
       data.senders(ctx.state.accountId),
-      data.inbox(ctx.state.accountId, cursor),
+      data.inbox(ctx.state.accountId, cursor, ctx.state.locale),
     ]);
     if (!inbox) throw new errors.InvalidRequest('this page of messages does not exist (any more)');
     const done = typeof ctx.query.done === 'string' && NOTICES.has(ctx.query.done as ConsoleNotice) ? ctx.query.done as ConsoleNotice : undefined;
+    const hostNotice = typeof ctx.query.done === 'string' && !done && HOST_NOTICE.test(ctx.query.done) ? ctx.query.done : undefined;
+    const extra = await hostSections(deps.sections, { accountId: ctx.state.accountId, locale: ctx.state.locale, notice: hostNotice });
     sendPage(ctx, consolePage({
+      issuer: provider.issuer,
+      extra,
       ...common(ctx),
       sites,
       senders,
       inbox: { ...inbox, cursor: cursor ?? null },
-      adminOf: adminOf(ctx.state.accountId),
+      adminOf: await data.memberships(ctx.state.accountId),
       notice: done,
     }));
   });
-
-  function adminOf(accountId: string): { id: string; name: string }[] {
-    return deps.orgs.list().filter((org) => org.admins.includes(accountId)).map(({ id, name }) => ({ id, name }));
-  }
 
   async function siteOf(ctx: { state: PageState; params: Record<string, string> }) {
     const site = (await data.sites(ctx.state.accountId)).find((s) => s.clientId === ctx.params.clientId);
@@ -154,14 +105,14 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     await form(ctx as never);
     await siteOf(ctx);
     await deps.access.blockSite(ctx.state.accountId, ctx.params.clientId!);
-    back(ctx as never, 'blocked', 'sites');
+    back(ctx as never, 'blocked');
   });
 
   router.post('/sites/:clientId/unblock', signedIn, async (ctx) => {
     await form(ctx as never);
     await siteOf(ctx);
     await deps.access.unblockSite(ctx.state.accountId, ctx.params.clientId!);
-    back(ctx as never, 'unblocked', 'sites');
+    back(ctx as never, 'unblocked');
   });
 
   router.post('/senders/:clientId', signedIn, async (ctx) => {
@@ -177,37 +128,52 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     }
     // An unchecked checkbox sends nothing: absent means "not muted".
     await deps.senders.update(ctx.state.accountId, site.clientId, { muted: fields.muted === 'on', categories });
-    back(ctx as never, 'saved', 'senders');
+    back(ctx as never, 'saved');
   });
 
   router.post('/inbox/:id/read', signedIn, async (ctx) => {
     await form(ctx as never);
     await deps.inbox.markRead(ctx.state.accountId, ctx.params.id!);
-    back(ctx as never, 'read', 'inbox');
+    back(ctx as never, 'read');
   });
 
   router.post('/inbox/:id/delete', signedIn, async (ctx) => {
     await form(ctx as never);
     await deps.inbox.remove(ctx.state.accountId, ctx.params.id!);
-    back(ctx as never, 'deleted', 'inbox');
+    back(ctx as never, 'deleted');
   });
 
   router.post('/language', signedIn, async (ctx) => {
     const fields = await form(ctx as never);
     if (!isLocale(fields.locale)) throw new errors.InvalidRequest('locale: not a language of the service');
     await deps.preferences.setLocale(ctx.state.accountId, fields.locale);
-    back(ctx as never, 'language', 'language');
+    back(ctx as never, 'language');
   });
 
   const orgAdmin: Middleware<PageState> = async (ctx, next) => {
     const orgId = (ctx as unknown as { params: { orgId: string } }).params.orgId;
     if (!deps.orgs.isAdmin(orgId, ctx.state.accountId)) {
-      throw new PluginError(403, 'access_denied', 'only the organization’s administrators may see this page');
+      // Not theirs to manage: for them there is no such page.
+      throw new PluginError(404, 'not_found', 'only the organization’s administrators may see this page');
     }
     await next();
   };
 
-  router.get('/orgs/:orgId', signedIn, orgAdmin, async (ctx) => {
+  router.get('/orgs/:orgId', signedIn, async (ctx, next) => {
+    // A member sees what the organization gives them; only admins see the members.
+    if (deps.orgs.isAdmin(ctx.params.orgId!, ctx.state.accountId)) return next();
+    const org = deps.orgs.get(ctx.params.orgId!);
+    const me = (await data.memberships(ctx.state.accountId)).find((m) => m.id === ctx.params.orgId);
+    // Someone else's organization, or none: nothing at this address for them.
+    if (!org || !me) throw new PluginError(404, 'not_found', 'no such page');
+    sendPage(ctx, orgMembershipPage({
+      ...common(ctx),
+      org: { id: org.id, name: org.name },
+      sites: await data.orgSites(org.id),
+      removedAt: me.removedAt,
+    }));
+    return undefined;
+  }, orgAdmin, async (ctx) => {
     const org = deps.orgs.get(ctx.params.orgId!)!;
     sendPage(ctx, orgPage({
       ...common(ctx),
@@ -234,7 +200,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     if (result === 'not_member') throw new PluginError(404, 'not_found', 'no such member');
     if (result === 'admin') throw new errors.InvalidRequest('administrators are set in the configuration and cannot be removed here');
     ctx.status = 303;
-    ctx.redirect(`/console/orgs/${encodeURIComponent(ctx.params.orgId!)}?done=removed`);
+    ctx.redirect(`/console/orgs/${encodeURIComponent(ctx.params.orgId!)}?done=removed#notice`);
   });
 
   return router;

@@ -5,6 +5,8 @@ import type { Store } from '../store/store.ts';
 /**
  * What the person chose in the console (persistent): the language, which
  * wins over the host's contact locale for the plugin's pages and letters.
+ * Where the host knows no language for the person, the one of their first
+ * sign-in is kept here (recordSignIns).
  * Key `<prefix>account:{<id>}:prefs`, documented in the README.
  */
 export function createPreferences(store: Store) {
@@ -16,6 +18,10 @@ export function createPreferences(store: Store) {
     },
     async setLocale(accountId: string, locale: Locale): Promise<void> {
       await store.run(commands.hset(), [key(accountId)], ['locale', locale]);
+    },
+    /** The language of the person's first sign-in, kept unless one is set already. */
+    async setFirstLocale(accountId: string, locale: Locale): Promise<void> {
+      await store.run(commands.hsetnx(), [key(accountId)], ['locale', locale]);
     },
   };
 }

@@ -3,8 +3,10 @@ import Router from '@koa/router';
 import { consoleApi, type ConsoleApiDeps } from './api.ts';
 import { blockedSiteRoutes, type BlockedSiteDeps } from './blocked-site.ts';
 import { consolePages, type ConsolePagesDeps } from './pages.ts';
+import { sessionRoutes, type SessionRoutesDeps } from './session-routes.ts';
+import { siteRoutes, type SiteRoutesDeps } from './site-routes.ts';
 
-export type ConsoleDeps = ConsoleApiDeps & BlockedSiteDeps & ConsolePagesDeps;
+export type ConsoleDeps = ConsoleApiDeps & BlockedSiteDeps & ConsolePagesDeps & SiteRoutesDeps & SessionRoutesDeps;
 
 /**
  * The plugin's own routes under /console: the blocked-site page of a sign-in,
@@ -16,6 +18,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   const api = consoleApi(deps);
   router.use(blocked.routes(), blocked.allowedMethods());
   router.use(api.routes(), api.allowedMethods());
+  for (const own of [...siteRoutes(deps), ...sessionRoutes(deps)]) router.use(own.routes(), own.allowedMethods());
   const pages = consolePages(deps);
   router.use(pages.routes(), pages.allowedMethods());
   return router;

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import { errors } from 'oidc-provider';
+import { PluginError } from './errors.ts';
 
 /**
  * CSRF tokens for the plugin's forms: an HMAC of what the form acts on (its
@@ -18,7 +18,7 @@ export function createCsrf(secret: () => string | Buffer) {
       const expected = Buffer.from(token(purpose, binding));
       const actual = Buffer.from(given ?? '');
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-        throw new errors.InvalidRequest('the form is out of date; reload the page');
+        throw new PluginError(400, 'invalid_request', 'the form is out of date; reload the page', 'error.form_expired');
       }
     },
   };

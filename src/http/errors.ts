@@ -1,7 +1,10 @@
 import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 
+import type { MessageKey } from '../i18n/index.ts';
 import type { Logger } from '../options.ts';
+import { asUnavailable, isUnavailable } from '../store/availability.ts';
+import { discardBody } from './body.ts';
 
 /**
  * The plugin's own errors: oidc-provider's error class, so `status`, `expose`
@@ -9,10 +12,12 @@ import type { Logger } from '../options.ts';
  */
 export class PluginError extends errors.OIDCProviderError {
   declare error_description: string;
+  /** The sentence a page shows for it (in the reader's language); else the one for its error code. */
+  declare messageKey?: MessageKey;
 
-  constructor(status: number, error: string, description: string) {
+  constructor(status: number, error: string, description: string, messageKey?: MessageKey) {
     super(status, error);
-    Object.assign(this, { error_description: description });
+    Object.assign(this, { error_description: description, ...(messageKey ? { messageKey } : {}) });
   }
 }
 
@@ -31,6 +36,7 @@ export function jsonErrors(logger: Logger): Middleware {
     try {
       await next();
     } catch (err) {
+      await discardBody(ctx);
       ctx.set('Cache-Control', 'no-store');
       if (err instanceof errors.OIDCProviderError && err.expose) {
         ctx.status = err.statusCode;
@@ -39,6 +45,8 @@ export function jsonErrors(logger: Logger): Middleware {
         ctx.body = { error: err.error, error_description: (err as { error_description?: string }).error_description ?? err.message };
         return;
       }
+      // Redis unavailable: the outermost step answers 503 with Retry-After.
+      if (isUnavailable(err)) asUnavailable(err);
       logger.error('request failed', { path: ctx.path, reason: (err as Error).message });
       ctx.status = 500;
       ctx.body = { error: 'server_error', error_description: 'the request could not be completed; try again' };

@@ -1,7 +1,6 @@
 import nodemailer from 'nodemailer';
-import type { Transporter } from 'nodemailer';
 
-import type { ResolvedOptions } from '../options.ts';
+import type { MailTransport, ResolvedOptions } from '../options.ts';
 
 export interface Letter {
   to: string;
@@ -25,9 +24,9 @@ export interface Mailer {
  * development outbox that prints each letter's text to the log.
  */
 export function createMailer(mail: ResolvedOptions['mail']): Mailer {
-  let transport: Transporter | undefined = mail.transport;
-  const owned = !transport && !!mail.smtpUrl;
-  if (!transport && mail.smtpUrl) transport = nodemailer.createTransport(mail.smtpUrl);
+  // The plugin closes only the transport it made from smtpUrl; the host's stays open.
+  const ownTransport = !mail.transport && mail.smtpUrl ? nodemailer.createTransport(mail.smtpUrl) : undefined;
+  const transport: MailTransport | undefined = mail.transport ?? ownTransport;
 
   if (!transport) {
     return {
@@ -52,7 +51,7 @@ export function createMailer(mail: ResolvedOptions['mail']): Mailer {
       await sender.sendMail({ ...rest, from: fromName ? { name: fromName, address: fromAddress } : mail.from });
     },
     async close() {
-      if (owned) sender.close();
+      ownTransport?.close();
     },
   };
 }

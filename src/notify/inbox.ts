@@ -26,6 +26,12 @@ export interface InboxEntry {
   url: string | null;
   /** ms since the epoch. */
   receivedAt: number;
+  /**
+   * The service's own notice (`theft`: a sign-in at `clientId` was used
+   * twice), written in the reader's language when shown; `title` and `body`
+   * are empty then and `category` is `security`.
+   */
+  notice?: 'theft';
 }
 
 /** One message as the console shows it. */

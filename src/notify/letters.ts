@@ -2,10 +2,16 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../options.ts';
+import { asUnavailable } from '../store/availability.ts';
+import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
 /** A letter to send: everything the worker needs, so the inbox entry may be deleted meanwhile. */
-export interface LetterJob {
+export type LetterJob = NotificationLetterJob | TheftLetterJob;
+
+/** A site's notification (POST /api/notify). */
+export interface NotificationLetterJob {
+  kind?: 'notification';
   /** The notification id; also the queue's job id, so a letter is queued once. */
   id: string;
   accountId: string;
@@ -14,6 +20,17 @@ export interface LetterJob {
   title: string;
   body: string;
   url: string | null;
+}
+
+/** The service's own notice that a sign-in of the person's at a site was used twice (theft). */
+export interface TheftLetterJob {
+  kind: 'theft';
+  /** The notice id (the inbox entry's); also the queue's job id. */
+  id: string;
+  accountId: string;
+  clientId: string;
+  /** When the reuse was detected (ms since the epoch). */
+  at: number;
 }
 
 /** What the worker decided: sent, or skipped and why (settings changed since the 202, no address, ...). */
@@ -31,6 +48,37 @@ export interface LetterQueueOptions {
   concurrency: number;
   /** How soon a letter whose worker died is taken up again (BullMQ lock and stalled check). */
   stalledIntervalMs: number;
+  /** Seconds finished jobs are kept (sent or skipped; given up). */
+  keepCompletedSeconds: number;
+  keepFailedSeconds: number;
+}
+
+/**
+ * During an outage BullMQ reports every failed reconnect: one line per
+ * reason every 10 s, with how many were left out, keeps the log readable.
+ */
+function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
+  const last = new Map<string, { at: number; dropped: number }>();
+  return (err) => {
+    const now = Date.now();
+    const seen = last.get(err.message);
+    if (seen && now - seen.at < everyMs) {
+      seen.dropped += 1;
+      return;
+    }
+    logger.error(message, { reason: err.message, ...(seen?.dropped ? { repeated: seen.dropped } : {}) });
+    last.set(err.message, { at: now, dropped: 0 });
+    if (last.size > 100) last.clear();
+  };
+}
+
+/** Told of every try of a letter the worker finishes (metrics). */
+export type OnLetter = (event: LetterEvent) => void;
+
+/** The worker's outcome as an event. */
+function outcomeEvent(notificationId: string, outcome: LetterOutcome): LetterEvent {
+  if (outcome === 'sent') return { notificationId, outcome: 'sent' };
+  return { notificationId, outcome: 'skipped', reason: outcome === 'already_sent' ? 'already_sent' : outcome.slice('skipped:'.length) };
 }
 
 export interface LetterQueue {
@@ -38,6 +86,11 @@ export interface LetterQueue {
   add(job: LetterJob): Promise<void>;
   /** Starts sending letters in this process. */
   startWorker(process: (job: LetterJob) => Promise<LetterOutcome>): void;
+  /**
+   * Stops taking letters in this process and resolves once the letters in
+   * hand are finished; the rest stay queued for another worker.
+   */
+  stopWorker(): Promise<void>;
   /** Letters not sent yet (waiting, delayed or being sent). */
   pending(): Promise<number>;
   close(): Promise<void>;
@@ -49,14 +102,25 @@ export interface LetterQueue {
  * that dies while sending leaves the job "stalled", and another (or the same,
  * restarted) takes it up again.
  */
-export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, options: LetterQueueOptions, logger: Logger): LetterQueue {
+export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, options: LetterQueueOptions, logger: Logger, onLetter: OnLetter = () => {}): LetterQueue {
   // Under the plugin's prefix; the braces make every BullMQ key of the queue
   // one Cluster hash tag, as BullMQ requires.
   const prefix = `${keyPrefix}{letters}`;
   const queue = new Queue<LetterJob>('letters', { connection: redis as Redis, prefix });
-  queue.on('error', (err) => logger.error('letter queue error', { reason: err.message }));
+  queue.on('error', throttled(logger, 'letter queue error'));
   let worker: Worker<LetterJob, LetterOutcome> | undefined;
   let workerConnection: Redis | Cluster | undefined;
+  let cleaner: NodeJS.Timeout | undefined;
+
+  // BullMQ's removeOnComplete/removeOnFail act only when a later job finishes:
+  // the last jobs would stay for good. The worker removes every finished job
+  // past its age, at most a quarter of that age (and 15 minutes) late.
+  const cleanUp = async () => {
+    for (const [state, seconds] of [['completed', options.keepCompletedSeconds], ['failed', options.keepFailedSeconds]] as const) {
+      while ((await queue.clean(seconds * 1000, 1000, state)).length === 1000);
+    }
+  };
+  const cleanEveryMs = Math.min(15 * 60_000, Math.max(250, (Math.min(options.keepCompletedSeconds, options.keepFailedSeconds) * 1000) / 4));
 
   return {
     async add(job) {
@@ -64,18 +128,21 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
         jobId: job.id,
         attempts: options.attempts,
         backoff: { type: 'exponential', delay: options.backoffMs },
-        // Finished jobs go after a day (the Idempotency-Key window); the
-        // worker's sent marker covers what comes later.
-        removeOnComplete: { age: 24 * 60 * 60 },
-        removeOnFail: { age: 7 * 24 * 60 * 60 },
-      });
+        // BullMQ removes jobs past these ages when later jobs finish; the
+        // worker's cleanup removes the last ones too (see cleanUp). The sent
+        // marker covers what comes later.
+        removeOnComplete: { age: options.keepCompletedSeconds },
+        removeOnFail: { age: options.keepFailedSeconds },
+      }).catch(asUnavailable);
     },
     startWorker(process) {
       if (worker) return;
       // Blocking commands need a connection of their own, which never gives up retrying.
+      // It waits out an outage (BullMQ's own retries), unlike the request path's client.
+      const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
       workerConnection = 'isCluster' in redis && redis.isCluster
-        ? (redis as Cluster).duplicate(undefined, { redisOptions: { ...(redis as Cluster).options.redisOptions, maxRetriesPerRequest: null } })
-        : (redis as Redis).duplicate({ maxRetriesPerRequest: null });
+        ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
+        : (redis as Redis).duplicate(patient);
       worker = new Worker<LetterJob, LetterOutcome>('letters', async (job: Job<LetterJob>) => {
         try {
           return await process(job.data);
@@ -92,18 +159,32 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
         lockDuration: options.stalledIntervalMs,
         maxStalledCount: 10,
       });
-      worker.on('error', (err) => logger.error('letter worker error', { reason: err.message }));
+      worker.on('error', throttled(logger, 'letter worker error'));
+      worker.on('completed', (job, outcome) => onLetter(outcomeEvent(String(job.id), outcome)));
+      const cleanError = throttled(logger, 'letter queue cleanup failed');
+      cleaner = setInterval(() => { cleanUp().catch(cleanError); }, cleanEveryMs);
+      cleaner.unref();
       worker.on('failed', (job, err) => {
         if (!job) return;
         const final = err instanceof UnrecoverableError || job.attemptsMade >= options.attempts;
         logger.warn(final ? 'letter given up' : 'letter will be retried', { notificationId: job.id, attempt: job.attemptsMade, reason: err.message });
+        onLetter({ notificationId: String(job.id), outcome: final ? 'failed' : 'retry', reason: err.message });
       });
+    },
+    async stopWorker() {
+      clearInterval(cleaner);
+      // close() without force waits for the jobs in hand (BullMQ).
+      await worker?.close();
+      worker = undefined;
+      workerConnection?.disconnect();
+      workerConnection = undefined;
     },
     async pending() {
       const counts = await queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'waiting-children');
       return Object.values(counts).reduce((a, b) => a + b, 0);
     },
     async close() {
+      clearInterval(cleaner);
       await worker?.close();
       await queue.close();
       workerConnection?.disconnect();
@@ -116,7 +197,7 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
  * Like everything in the embedded store, letters not sent yet are lost when
  * the process stops.
  */
-export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger): LetterQueue {
+export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, onLetter: OnLetter = () => {}): LetterQueue {
   // Ids queued and not finished; a finished one queued again is caught by the sent marker.
   const known = new Set<string>();
   const waiting: { job: LetterJob; attempt: number }[] = [];
@@ -124,19 +205,26 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger): 
   let running = 0;
   let closed = false;
   let process: ((job: LetterJob) => Promise<LetterOutcome>) | undefined;
+  // Wakes stopWorker() when the last letter in hand is done.
+  let idle: (() => void) | undefined;
 
   function pump(): void {
     while (process && !closed && running < options.concurrency && waiting.length > 0) {
       const next = waiting.shift()!;
       running += 1;
-      process(next.job).then(() => known.delete(next.job.id), (err: Error) => {
+      process(next.job).then((outcome) => {
+        known.delete(next.job.id);
+        onLetter(outcomeEvent(next.job.id, outcome));
+      }, (err: Error) => {
         const attempt = next.attempt + 1;
         if (err instanceof PermanentLetterError || attempt >= options.attempts) {
           logger.warn('letter given up', { notificationId: next.job.id, attempt, reason: err.message });
           known.delete(next.job.id);
+          onLetter({ notificationId: next.job.id, outcome: 'failed', reason: err.message });
           return;
         }
         logger.warn('letter will be retried', { notificationId: next.job.id, attempt, reason: err.message });
+        onLetter({ notificationId: next.job.id, outcome: 'retry', reason: err.message });
         const timer = setTimeout(() => {
           timers.delete(timer);
           waiting.push({ job: next.job, attempt });
@@ -146,6 +234,7 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger): 
       }).finally(() => {
         running -= 1;
         pump();
+        if (running === 0) idle?.();
       });
     }
   }
@@ -160,6 +249,11 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger): 
     startWorker(fn) {
       process = fn;
       pump();
+    },
+    async stopWorker() {
+      process = undefined;
+      if (running > 0) await new Promise<void>((resolve) => { idle = resolve; });
+      idle = undefined;
     },
     async pending() {
       return waiting.length + running + timers.size;

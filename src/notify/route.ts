@@ -40,14 +40,13 @@ export interface NotifyDeps {
   contacts: ContactLookup;
   queue: LetterQueue;
   logger: Logger;
-  limits: { perClient: RateLimit; perPerson: RateLimit; inboxSize: number; inboxMaxAgeDays: number };
+  limits: { perClient: RateLimit; perPerson: RateLimit; inboxSize: number; inboxMaxAgeDays: number; idempotencySeconds: number };
 }
 
 /** Request bodies larger than this are refused before parsing. */
 export const MAX_BODY_BYTES = 16 * 1024;
 export const MAX_TITLE = 120;
 export const MAX_BODY = 2000;
-const IDEMPOTENCY_MS = 24 * 60 * 60_000;
 
 type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 interface NotifyState {
@@ -179,14 +178,16 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     const { client, request, idempotencyKey } = ctx.state;
     const clientId = client.clientId;
     const category = request.category as Category;
-    const idempotencyKeyName = idempotencyKey ? keys.idempotency(clientId, idempotencyKey) : '';
+    // Without a key, a name of the site's slot that is never written (Cluster: one hash tag per script).
+    const idempotencyKeyName = keys.idempotency(clientId, idempotencyKey ?? '');
 
-    // 1. The site's slot: earlier answer, the site's rate, who the person is.
-    const [step, value] = await store.run(
+    // 1. The site's slot: earlier answer, the site's rate, who the person is, the notification id.
+    const [step, value, claimedId] = await store.run(
       commands.notifyClient(),
       [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName],
-      [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000],
-    ) as [string, string | number];
+      [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000,
+        idempotencyKey ? '1' : '0', randomBytes(16).toString('base64url'), limits.idempotencySeconds * 1000],
+    ) as [string, string | number, string | undefined];
     if (step === 'replay') {
       ctx.status = 202;
       ctx.body = JSON.parse(value as string) as NotificationResult;
@@ -198,9 +199,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     if (!accountId) throw notConnected;
 
     // 2. The person's slot (and the host's contact lookup beside it).
-    const id = idempotencyKey
-      ? createHash('sha256').update(`${clientId}\0${idempotencyKey}`).digest('base64url').slice(0, 22)
-      : randomBytes(16).toString('base64url');
+    const id = claimedId!;
     const now = Date.now();
     const entry: InboxEntry = { id, clientId, category, title: request.title, body: request.body, url: request.url ?? null, receivedAt: now };
     const [member, [outcome, detail], contact] = await Promise.all([
@@ -224,7 +223,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     // 3. The letter durably queued and the answer remembered, then the 202.
     await Promise.all([
       result.email ? deps.queue.add({ id, accountId, clientId, category, title: request.title, body: request.body, url: request.url ?? null }) : undefined,
-      idempotencyKeyName ? store.run(commands.putOnce(), [idempotencyKeyName], [JSON.stringify(result), IDEMPOTENCY_MS]) : undefined,
+      idempotencyKey ? store.run(commands.notifyAnswer(), [idempotencyKeyName], [JSON.stringify(result)]) : undefined,
     ]);
     ctx.status = 202;
     ctx.body = result;

@@ -10,7 +10,8 @@ import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { notificationLetter } from '../../views/letters/notification.ts';
-import { PermanentLetterError, type LetterJob, type LetterOutcome } from './letters.ts';
+import { theftLetter } from '../../views/letters/theft.ts';
+import { PermanentLetterError, type LetterJob, type LetterOutcome, type NotificationLetterJob, type TheftLetterJob } from './letters.ts';
 import type { Senders } from './senders.ts';
 import type { UnsubscribeTokens } from './unsubscribe-token.ts';
 
@@ -57,7 +58,7 @@ export function letterSender(deps: SendLetterDeps) {
   const keys = letterKeys(deps.store.prefix);
   const holder = randomUUID();
 
-  async function mayStillSend(job: LetterJob): Promise<string | undefined> {
+  async function mayStillSend(job: NotificationLetterJob): Promise<string | undefined> {
     const [site, settings, member] = await Promise.all([
       deps.sites.get(job.accountId, job.clientId),
       deps.senders.get(job.accountId, job.clientId),
@@ -70,23 +71,36 @@ export function letterSender(deps: SendLetterDeps) {
     return undefined;
   }
 
-  return async (job: LetterJob): Promise<LetterOutcome> => {
-    const claim = await deps.store.run(commands.letterClaim(), [keys.sent(job.id), keys.hold(job.id)], [deps.holdMs, holder]);
-    if (claim === 'sent') return 'already_sent';
-    if (claim === 'held') throw new Error('another worker is sending this letter');
-    let sent = false;
+  /** Sends the letter once the mail server takes it; a 5xx gives it up, anything else retries it. */
+  async function deliver(to: string, letter: { fromName?: string; subject: string; text: string; html: string; headers: Record<string, string> }, id: string): Promise<void> {
     try {
-      const reason = await mayStillSend(job);
-      if (reason) return `skipped:${reason}`;
-      const contact = await deps.contacts(job.accountId);
-      if (!contact?.email) return 'skipped:no_email';
-      const provider = deps.provider();
-      if (!provider) throw new Error('the plugin is not attached to a provider yet');
-      const client = await provider.Client.find(job.clientId);
-      if (!client) return 'skipped:unknown_client';
-      const issuer = new URL(provider.issuer);
-      const base = issuer.href.replace(/\/$/, '');
-      const render = () => notificationLetter({
+      await deps.mailer.send({ to, ...letter, headers: { ...letter.headers, 'X-Notification-Id': id } });
+    } catch (err) {
+      if (permanent(err)) throw new PermanentLetterError(`mail server refused the letter (${(err as { responseCode: number }).responseCode})`);
+      throw new Error(`mail server unavailable: ${(err as Error).message}`);
+    }
+  }
+
+  function attached(): Provider {
+    const provider = deps.provider();
+    if (!provider) throw new Error('the plugin is not attached to a provider yet');
+    return provider;
+  }
+
+  /** A site's notification: only while the person's settings still let it go by email. */
+  async function sendNotification(job: NotificationLetterJob): Promise<LetterOutcome> {
+    const reason = await mayStillSend(job);
+    if (reason) return `skipped:${reason}`;
+    const contact = await deps.contacts(job.accountId);
+    if (!contact?.email) return 'skipped:no_email';
+    const provider = attached();
+    const client = await provider.Client.find(job.clientId);
+    if (!client) return 'skipped:unknown_client';
+    const issuer = new URL(provider.issuer);
+    const base = issuer.href.replace(/\/$/, '');
+    let letter: ReturnType<typeof notificationLetter>;
+    try {
+      letter = notificationLetter({
         locale: negotiateLocale({ preferred: contact.locale }),
         serviceName: deps.serviceName,
         siteName: client.clientName ?? client.clientId,
@@ -100,29 +114,41 @@ export function letterSender(deps: SendLetterDeps) {
         unsubscribeUrl: `${base}/unsubscribe/${deps.tokens.sign({ accountId: job.accountId, clientId: job.clientId, category: job.category })}`,
         consoleUrl: `${base}/console`,
       });
-      let letter: ReturnType<typeof notificationLetter>;
-      try {
-        letter = render();
-      } catch (err) {
-        // A letter that cannot be written now never can (e.g. a url that is no longer acceptable).
-        throw new PermanentLetterError(`letter cannot be written: ${(err as Error).message}`);
-      }
-      try {
-        await deps.mailer.send({
-          to: contact.email,
-          fromName: letter.fromName,
-          subject: letter.subject,
-          text: letter.text,
-          html: letter.html,
-          headers: { ...letter.headers, 'X-Notification-Id': job.id },
-        });
-      } catch (err) {
-        if (permanent(err)) throw new PermanentLetterError(`mail server refused the letter (${(err as { responseCode: number }).responseCode})`);
-        throw new Error(`mail server unavailable: ${(err as Error).message}`);
-      }
-      sent = true;
-      deps.logger.info('letter sent', { notificationId: job.id, clientId: job.clientId });
-      return 'sent';
+    } catch (err) {
+      // A letter that cannot be written now never can (e.g. a url that is no longer acceptable).
+      throw new PermanentLetterError(`letter cannot be written: ${(err as Error).message}`);
+    }
+    await deliver(contact.email, letter, job.id);
+    return 'sent';
+  }
+
+  /** The service's theft notice: no site's setting holds it back, only a missing address. */
+  async function sendTheftNotice(job: TheftLetterJob): Promise<LetterOutcome> {
+    const contact = await deps.contacts(job.accountId);
+    if (!contact?.email) return 'skipped:no_email';
+    const provider = attached();
+    const client = await provider.Client.find(job.clientId).catch(() => undefined);
+    const letter = theftLetter({
+      locale: negotiateLocale({ preferred: contact.locale }),
+      serviceName: deps.serviceName,
+      siteName: client?.clientName ?? job.clientId,
+      at: job.at,
+      sessionsUrl: `${provider.issuer.replace(/\/$/, '')}/console/sessions`,
+    });
+    await deliver(contact.email, letter, job.id);
+    return 'sent';
+  }
+
+  return async (job: LetterJob): Promise<LetterOutcome> => {
+    const claim = await deps.store.run(commands.letterClaim(), [keys.sent(job.id), keys.hold(job.id)], [deps.holdMs, holder]);
+    if (claim === 'sent') return 'already_sent';
+    if (claim === 'held') throw new Error('another worker is sending this letter');
+    let sent = false;
+    try {
+      const outcome = job.kind === 'theft' ? await sendTheftNotice(job) : await sendNotification(job);
+      sent = outcome === 'sent';
+      if (sent) deps.logger.info('letter sent', { notificationId: job.id, clientId: job.clientId });
+      return outcome;
     } finally {
       await deps.store.run(commands.letterDone(), [keys.sent(job.id), keys.hold(job.id)], [sent ? '1' : '0', SENT_KEPT_MS]);
     }

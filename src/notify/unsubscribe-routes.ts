@@ -2,8 +2,9 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 
-import { readForm } from '../http/body.ts';
-import { htmlErrors, sendPage } from '../http/page.ts';
+import { discardBody, readAnyForm } from '../http/body.ts';
+import { sendPage } from '../http/page.ts';
+import { htmlErrors } from '../http/error-page.ts';
 import { negotiateLocale } from '../i18n/index.ts';
 import type { ContactLookup } from '../options.ts';
 import { unsubscribePage, type UnsubscribeState } from '../../views/unsubscribe.ts';
@@ -30,7 +31,7 @@ const ACTIONS = { email_off: 'email_off', category_off: 'category_off', mute: 'm
  */
 export function unsubscribeRoutes(deps: UnsubscribeDeps): Router {
   const router = new Router({ prefix: '/unsubscribe/:token' });
-  router.use(htmlErrors(deps.serviceName));
+  router.use(htmlErrors(deps.serviceName, () => deps.provider.issuer));
 
   async function render(ctx: Context, state: UnsubscribeState, status = 200) {
     const claim = deps.tokens.verify(ctx.params.token!);
@@ -56,11 +57,18 @@ export function unsubscribeRoutes(deps: UnsubscribeDeps): Router {
   router.post('/', async (ctx) => {
     const claim = deps.tokens.verify(ctx.params.token!);
     if (!claim) {
+      await discardBody(ctx);
       await render(ctx, { kind: 'invalid' }, 400);
       return;
     }
-    const form = await readForm(ctx);
-    // One-click (RFC 8058) carries List-Unsubscribe=One-Click; the page says what it wants.
+    // Receivers send one-click (RFC 8058) urlencoded or multipart; a body of
+    // any other kind, or one that does not parse, still turns the category's
+    // email off (the signed link is the proof; refusing would keep the
+    // letters coming). Only the page's own buttons ask for more.
+    let form: Record<string, string> = {};
+    if (ctx.is('multipart/form-data', 'application/x-www-form-urlencoded')) form = await readAnyForm(ctx).catch(() => ({}));
+    await discardBody(ctx);
+    // One-click carries List-Unsubscribe=One-Click; the page says what it wants.
     const action = form.do === 'category_off' || form.do === 'mute' ? form.do : 'email_off';
     await deps.senders.update(claim.accountId, claim.clientId, action === 'mute'
       ? { muted: true }

@@ -4,6 +4,7 @@ import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { ContactLookup, Logger } from '../options.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
+import type { LastUsed } from '../sites/last-used.ts';
 import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
 import { consoleGrant } from '../console/console-client.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
@@ -19,9 +20,32 @@ export interface ConfigureDeps {
   contacts: ContactLookup;
   sites: ConnectedSites;
   orgs: Organizations;
+  /** "Last used" of Connected sites. */
+  lastUsed: LastUsed;
 }
 
 type Policy = (...args: never[]) => Promise<boolean> | boolean;
+
+/**
+ * The response modes a client may use unless the host's `clientDefaults` say
+ * otherwise (RFC 9700 section 2.1.1: no tokens in the front channel, so no
+ * fragment); discovery lists these only (./code-flow-discovery.ts).
+ */
+export const DEFAULT_RESPONSE_MODES = ['query', 'form_post'] as const;
+
+/** The response modes discovery lists for a configuration from configureProvider. */
+export function allowedResponseModes(configuration: Configuration): readonly string[] {
+  return (configuration.clientDefaults as { response_modes?: string[] } | undefined)?.response_modes ?? DEFAULT_RESPONSE_MODES;
+}
+
+/**
+ * oidc-provider's back-channel logout request (OpenID Back-Channel Logout
+ * 1.0 section 2.5): a POST of a form that holds `logout_token`. Every other
+ * outgoing request (a client's jwks_uri, sector_identifier_uri, request_uri,
+ * CIBA pings) keeps the provider's guard against special-use addresses.
+ */
+const isBackchannelLogout = (init: RequestInit) =>
+  init.method === 'POST' && init.body instanceof URLSearchParams && init.body.has('logout_token');
 
 /** A host's policy, when it has one, is asked first and can say no; then the plugin's runs. */
 function both<P extends Policy>(host: P | undefined, ours: P): P {
@@ -49,14 +73,25 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
   return {
     ...host,
     adapter: deps.adapter.factory,
+    // RFC 9700 section 2.1.1, where the host has not chosen: the code flow
+    // only (no implicit or hybrid tokens in the front channel), PKCE (S256,
+    // the one method oidc-provider 9 has) for every client, confidential too.
+    responseTypes: host.responseTypes ?? ['code'],
+    clientDefaults: {
+      ...host.clientDefaults,
+      response_modes: (host.clientDefaults as { response_modes?: string[] } | undefined)?.response_modes ?? [...DEFAULT_RESPONSE_MODES],
+    },
+    pkce: { ...host.pkce, required: host.pkce?.required ?? (() => true) },
     // Every refresh rotates (confidential clients too), so a stolen refresh
     // token used after the legitimate one, or beside it, is detected.
     rotateRefreshToken: true,
     // oidc-provider hands fetch a dispatcher that refuses special-use
-    // addresses; listed hosts go without it (back-channel logout to local sites).
+    // addresses. Back-channel logout to a listed host goes without it (sites
+    // on loopback or a private network), and never follows a redirect.
     fetch(url: URL | string, init: RequestInit & { dispatcher?: unknown }) {
-      if (privateHosts.size && privateHosts.has(new URL(url).hostname.toLowerCase())) {
+      if (privateHosts.size && isBackchannelLogout(init) && privateHosts.has(new URL(url).hostname.toLowerCase())) {
         delete init.dispatcher;
+        init.redirect = 'manual';
       }
       return hostFetch(url as URL, init);
     },
@@ -71,6 +106,9 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     // organization member that escaped the revocation fails at refresh, code
     // exchange and userinfo, because the account is "not found" for it.
     async findAccount(ctx: KoaContextWithOIDC, sub: string, token?: { clientId?: string }) {
+      // A refresh, code exchange or userinfo: the site uses its access. Sent
+      // before the host's lookup, so it leaves with it (no round trip of its own).
+      if (token?.clientId) deps.lastUsed.record(sub, token.clientId);
       // Without the host's, oidc-provider's development default: every sub exists.
       const account = hostFindAccount ? await hostFindAccount(ctx, sub, token as never) : { accountId: sub, claims: () => ({ sub }) };
       if (account && token?.clientId && !(await deps.orgs.mayUse(sub, token.clientId))) return undefined;
@@ -92,7 +130,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       introspection: {
         ...hostFeatures.introspection,
         enabled: true,
-        allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy(deps.orgs)),
+        allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy(deps.orgs, deps.lastUsed)),
       },
       rpInitiatedLogout: {
         ...hostFeatures.rpInitiatedLogout,

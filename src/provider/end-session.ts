@@ -7,11 +7,14 @@ import { negotiateLocale } from '../i18n/index.ts';
 import { readForm } from '../http/body.ts';
 import type { ContactLookup } from '../options.ts';
 import { sendPage as send } from '../http/page.ts';
-import { autoLogoutPage, logoutPage, signedOutPage } from '../../views/logout.ts';
+import { autoLogoutPage, logoutPage, signedOutPage, stayedPage } from '../../views/logout.ts';
 import { routeMatcher } from './paths.ts';
 
 /** Marks a sign-out whose return address was refused, for the signed-out page. */
 const REJECTED_COOKIE = 'osn.return_rejected';
+/** Marks "Stay signed in" (its value: the site's return address, or empty), for the page that says so. */
+const STAYED_COOKIE = 'osn.stayed';
+const SHORT = 10 * 60_000;
 
 /**
  * Runs before oidc-provider's /session/end. An unregistered
@@ -37,11 +40,36 @@ export function endSessionPreStep(provider: Provider): Middleware {
       params.delete('post_logout_redirect_uri');
       params.delete('state');
       ctx.querystring = params.toString();
-      ctx.cookies.set(REJECTED_COOKIE, '1', { httpOnly: true, sameSite: 'lax', path, maxAge: 10 * 60_000, overwrite: true });
+      ctx.cookies.set(REJECTED_COOKIE, '1', { httpOnly: true, sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
     }
     return next();
   };
   return (ctx, next) => (isEndSession(ctx.path) ? step(ctx, next) : next());
+}
+
+/**
+ * Runs around oidc-provider's /session/end/confirm. After "Stay signed in"
+ * the provider sends the browser straight to the site's return address (or
+ * to the signed-out page, which would then say the opposite of what
+ * happened). Instead it ends on the service's page that says the person is
+ * still signed in and the asking site was signed out, with the site's return
+ * address (as registered, with its state) as a link.
+ */
+export function endSessionConfirmPostStep(provider: Provider): Middleware {
+  const isConfirm = routeMatcher(provider, ['end_session_confirm']);
+  const path = provider.pathFor('end_session');
+  const step: Middleware = async (ctx, next) => {
+    await next();
+    const { oidc } = ctx as unknown as KoaContextWithOIDC;
+    if (ctx.status !== 303 || !oidc?.params || oidc.params.logout) return;
+    const location = ctx.response.get('location');
+    const success = new URL(oidc.urlFor('end_session_success'));
+    const returnTo = location.startsWith(success.href) ? '' : location;
+    ctx.cookies.set(STAYED_COOKIE, returnTo || '-', { httpOnly: true, sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
+    if (oidc.client) success.searchParams.set('client_id', oidc.client.clientId);
+    ctx.redirect(success.href);
+  };
+  return (ctx, next) => (ctx.method === 'POST' && isConfirm(ctx.path) ? step(ctx, next) : next());
 }
 
 async function returnAllowed(provider: Provider, params: URLSearchParams, uri: string): Promise<boolean> {
@@ -69,8 +97,8 @@ interface HookDeps {
 /**
  * features.rpInitiatedLogout.logoutSource. oidc-provider renders it whenever
  * a session exists, even for a valid id_token_hint, and does not compare the
- * hint with the session: a hint for this very person and session signs out
- * without a question; anything else asks.
+ * hint with the session: a hint for this very person, from a site of this
+ * session, signs out without a question; anything else asks.
  */
 export function logoutSource(deps: HookDeps) {
   return async (ctx: KoaContextWithOIDC, _form: string): Promise<void> => {
@@ -87,7 +115,7 @@ export function logoutSource(deps: HookDeps) {
       serviceName: deps.serviceName,
       action: ctx.oidc.urlFor('end_session_confirm'),
       xsrf: String(session!.state!.secret),
-      accountEmail: contact?.email,
+      accountEmail: contact?.email ?? contact?.name,
       clientName: client ? client.clientName ?? client.clientId : undefined,
       formAction: typeof params?.post_logout_redirect_uri === 'string' ? [params.post_logout_redirect_uri] : [],
     };
@@ -96,31 +124,68 @@ export function logoutSource(deps: HookDeps) {
   };
 }
 
+/**
+ * Whether the id_token_hint names who signs out: its `sub` is the signed-in
+ * person's (as its site sees them, pairwise included), its site is one this
+ * session signed in to, and its `sid`, when it has one, is this session's.
+ * Sites registered without `backchannel_logout_session_required` get ID
+ * tokens without `sid`; their hints match by person and site.
+ */
 async function hintMatchesSession(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<boolean> {
   const { session, client } = ctx.oidc;
   const hint = (ctx.oidc.entities as { IdTokenHint?: { payload: { sub?: string; sid?: string } } }).IdTokenHint;
   if (!hint || !client || !session?.accountId) return false;
+  const sid = session.sidFor(client.clientId);
+  if (sid === undefined) return false;
+  if (hint.payload.sid !== undefined && hint.payload.sid !== sid) return false;
   const expectedSub = client.subjectType === 'pairwise' && deps.pairwiseIdentifier
     ? await deps.pairwiseIdentifier(ctx, session.accountId, client)
     : session.accountId;
-  const sid = session.sidFor(client.clientId);
-  return hint.payload.sub === expectedSub && sid !== undefined && hint.payload.sid === sid;
+  return hint.payload.sub === expectedSub;
 }
 
-/** features.rpInitiatedLogout.postLogoutSuccessSource: the service's own signed-out page. */
+/** features.rpInitiatedLogout.postLogoutSuccessSource: the service's own signed-out (or still signed-in) page. */
 export function postLogoutSuccessSource(deps: HookDeps) {
   return async (ctx: KoaContextWithOIDC): Promise<void> => {
-    const returnRejected = ctx.cookies.get(REJECTED_COOKIE) === '1';
-    if (returnRejected) {
-      ctx.cookies.set(REJECTED_COOKIE, null, { path: ctx.oidc.provider.pathFor('end_session') });
-    }
+    const path = ctx.oidc.provider.pathFor('end_session');
+    const take = (name: string) => {
+      const value = ctx.cookies.get(name);
+      if (value !== undefined) ctx.cookies.set(name, null, { path });
+      return value;
+    };
+    const returnRejected = take(REJECTED_COOKIE) === '1';
+    const stayed = take(STAYED_COOKIE);
     const { client } = ctx.oidc;
-    const locale = negotiateLocale({ acceptLanguage: ctx.get('accept-language') });
+    const clientName = client ? client.clientName ?? client.clientId : undefined;
+    const session = await ctx.oidc.provider.Session.get(ctx);
+    if (stayed !== undefined && session.accountId) {
+      const contact = await deps.contacts(session.accountId);
+      send(ctx, stayedPage({
+        locale: negotiateLocale({ preferred: contact?.locale, acceptLanguage: ctx.get('accept-language') }),
+        serviceName: deps.serviceName,
+        clientName,
+        returnTo: client && stayed !== '-' ? allowedReturn(client, stayed) : undefined,
+        consoleUrl: `${ctx.oidc.issuer.replace(/\/$/, '')}/console`,
+      }));
+      return;
+    }
     send(ctx, signedOutPage({
-      locale,
+      locale: negotiateLocale({ acceptLanguage: ctx.get('accept-language') }),
       serviceName: deps.serviceName,
-      clientName: client ? client.clientName ?? client.clientId : undefined,
+      clientName,
       returnRejected,
     }));
   };
+}
+
+/** The return address as the provider built it (registered address plus state), only if the site registered it. */
+function allowedReturn(client: NonNullable<KoaContextWithOIDC['oidc']['client']>, href: string): string | undefined {
+  try {
+    const url = new URL(href);
+    const registered = new URL(url);
+    registered.search = '';
+    return client.postLogoutRedirectUriAllowed(registered.href) || client.postLogoutRedirectUriAllowed(`${url.origin}${url.pathname}`) ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }

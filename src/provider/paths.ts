@@ -44,7 +44,12 @@ function foldedPaths(provider: Provider, names: string[]): string[] {
  * allowed. A step that runs only for those routes must not miss `/Token/`.
  */
 export function routeMatcher(provider: Provider, names: string[]): (path: string) => boolean {
-  const paths = new Set(foldedPaths(provider, names));
+  return pathMatcher(foldedPaths(provider, names));
+}
+
+/** routeMatcher for paths given as they are (routes with more than one path, such as discovery's). */
+export function pathMatcher(routePaths: string[]): (path: string) => boolean {
+  const paths = new Set(routePaths.map(fold));
   return (path) => {
     const folded = fold(path);
     return paths.has(folded) || (folded.length > 1 && folded.endsWith('/') && paths.has(folded.slice(0, -1)));

@@ -1,6 +1,7 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Organizations } from '../orgs/organizations.ts';
+import type { LastUsed } from '../sites/last-used.ts';
 
 type Client = KoaContextWithOIDC['oidc']['client'] & object;
 interface PresentedToken {
@@ -13,12 +14,16 @@ interface PresentedToken {
  * features.introspection.allowedPolicy: a client learns about its own tokens
  * only; any other token is `{ "active": false }` (RFC 7662 lets the server
  * decide what a caller may see). A token of a person who is no longer a
- * member of the organization owning the client is inactive too.
+ * member of the organization owning the client is inactive too. A site
+ * introspecting its own active token uses its access ("Last used").
  */
-export function introspectionAllowedPolicy(orgs: Organizations) {
+export function introspectionAllowedPolicy(orgs: Organizations, lastUsed: LastUsed) {
   return async (_ctx: KoaContextWithOIDC, client: Client, token: PresentedToken): Promise<boolean> => {
     if (token.clientId !== client.clientId) return false;
-    return !token.accountId || orgs.mayUse(token.accountId, client.clientId);
+    if (!token.accountId) return true;
+    if (!(await orgs.mayUse(token.accountId, client.clientId))) return false;
+    lastUsed.record(token.accountId, client.clientId);
+    return true;
   };
 }
 

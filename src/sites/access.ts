@@ -18,26 +18,33 @@ export interface AccessDeps {
 
 export type BlockResult = 'blocked' | 'already_blocked' | 'not_connected';
 export type UnblockResult = 'connected' | 'already_connected' | 'not_connected';
+/** `blocked`: a blocked site has no access to remove; Block keeps its meaning until Unblock. */
+export type RemoveAccessResult = 'removed' | 'already_removed' | 'blocked' | 'not_connected';
 export type RemoveMemberResult = 'removed' | 'already_removed' | 'not_member' | 'admin';
 
 /**
  * The ways a site loses a person's access (spec, "States and transitions"):
- * Block site and removal from an organization. Both revoke every grant of the
- * account at the site (its tokens die with it; a write racing the revocation
- * is refused by the grant's tombstone) and send back-channel logout.
+ * Block site, Remove access and removal from an organization. Each revokes
+ * every grant of the account at the site (its tokens die with it; a write
+ * racing the revocation is refused by the grant's tombstone) and sends
+ * back-channel logout.
  */
 export function createSiteAccess(deps: AccessDeps) {
   const { sites, orgs, adapter, logger } = deps;
 
-  /** Sends the site a logout token for each of the person's sessions there (OpenID Back-Channel Logout 1.0). */
-  async function backchannelLogout(accountId: string, clientId: string): Promise<void> {
+  /**
+   * Tells the site its access ended (OpenID Back-Channel Logout 1.0): one
+   * logout token per session of the person there when the site requires
+   * `sid` (a token without it would be invalid for that site, so with no
+   * session known none is sent), else one token with `sub` only, which covers
+   * every session.
+   */
+  async function backchannelLogout(accountId: string, clientId: string, sids: string[]): Promise<void> {
     const provider = deps.provider();
     if (!provider) return;
     const client = await provider.Client.find(clientId).catch(() => undefined);
     if (!client?.backchannelLogoutUri) return;
-    const sids = await sites.sids(accountId, clientId);
-    // Without session-required the token carries sub only: one covers every session.
-    const targets: (string | undefined)[] = client.backchannelLogoutSessionRequired && sids.length > 0 ? sids : [sids[0]];
+    const targets: (string | undefined)[] = client.backchannelLogoutSessionRequired ? sids : [undefined];
     // Client#backchannelLogout signs the logout token with the provider's keys (pairwise sub included).
     const send = (client as unknown as { backchannelLogout(sub: string, sid?: string): Promise<void> }).backchannelLogout.bind(client);
     await Promise.all(targets.map((sid) => send(accountId, sid).then(
@@ -46,16 +53,38 @@ export function createSiteAccess(deps: AccessDeps) {
     )));
   }
 
-  /** Revokes the account's grants at the site and tells the site. */
+  /**
+   * Revokes the account's grants at the site and tells the site. Safe to
+   * repeat: once nothing is left to revoke and no session is known, it
+   * changes nothing and sends nothing (a repeated Block site cannot be used
+   * to make the service flood a site with logout requests).
+   */
   async function cutAccess(accountId: string, clientId: string): Promise<void> {
-    const grants = await adapter.revokeAccountGrants(accountId, clientId);
+    const [grants, sids] = await Promise.all([adapter.revokeAccountGrants(accountId, clientId), sites.sids(accountId, clientId)]);
+    if (grants.length === 0 && sids.length === 0) return;
     logger.info('site access revoked', { clientId, grants: grants.length });
-    await backchannelLogout(accountId, clientId);
+    await backchannelLogout(accountId, clientId, sids);
     await deps.store.del([sites.keys.sids(accountId, clientId)]);
+  }
+
+  /**
+   * Remove access (console, Connected sites): the site's access ends now,
+   * as with Block site, but the site is not blocked: the next sign-in there
+   * asks for the person's consent again (nothing it had comes back), and
+   * until then it may not write to them (`not_connected`).
+   */
+  async function removeAccess(accountId: string, clientId: string): Promise<RemoveAccessResult> {
+    const previous = await sites.setStatus(accountId, clientId, 'access_removed', Date.now(), 'connected');
+    if (previous === undefined) return 'not_connected';
+    if (previous === 'blocked') return 'blocked';
+    // Again when already removed: heals a half-done earlier attempt, sends nothing otherwise.
+    await cutAccess(accountId, clientId);
+    return previous === 'connected' ? 'removed' : 'already_removed';
   }
 
   return {
     cutAccess,
+    backchannelLogout,
 
     /**
      * Block site (console, Connected sites): the site's access ends now and it
@@ -64,16 +93,25 @@ export function createSiteAccess(deps: AccessDeps) {
     async blockSite(accountId: string, clientId: string): Promise<BlockResult> {
       const previous: SiteStatus | undefined = await sites.setStatus(accountId, clientId, 'blocked');
       if (previous === undefined) return 'not_connected';
-      // Revoke again even when already blocked: cheap, and heals a half-done earlier attempt.
+      // Again when already blocked: heals a half-done earlier attempt, sends nothing otherwise.
       await cutAccess(accountId, clientId);
       return previous === 'blocked' ? 'already_blocked' : 'blocked';
     },
 
     /** Lets the site sign the person in again; it gets no old grant back. */
     async unblockSite(accountId: string, clientId: string): Promise<UnblockResult> {
-      const previous = await sites.setStatus(accountId, clientId, 'connected');
+      const previous = await sites.setStatus(accountId, clientId, 'connected', Date.now(), 'blocked');
       if (previous === undefined) return 'not_connected';
-      return previous === 'connected' ? 'already_connected' : 'connected';
+      return previous === 'blocked' ? 'connected' : 'already_connected';
+    },
+
+    removeAccess,
+
+    /** Remove access from every site the person is connected to (one confirmation in the console); returns the sites whose access ended. */
+    async removeAllAccess(accountId: string): Promise<string[]> {
+      const connected = (await sites.list(accountId)).filter((site) => site.status === 'connected');
+      const results = await Promise.all(connected.map(async (site) => [site.clientId, await removeAccess(accountId, site.clientId)] as const));
+      return results.filter(([, result]) => result === 'removed').map(([clientId]) => clientId);
     },
 
     /**

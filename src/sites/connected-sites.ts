@@ -1,8 +1,13 @@
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 
-/** `connected`: the site may sign the person in and write to them. `blocked`: Block site was pressed. */
-export type SiteStatus = 'connected' | 'blocked';
+/**
+ * `connected`: the site may sign the person in and write to them.
+ * `blocked`: Block site was pressed. `access_removed`: Remove access was
+ * pressed; the site has no grant and may not write to the person until they
+ * sign in there again (and allow it anew).
+ */
+export type SiteStatus = 'connected' | 'blocked' | 'access_removed';
 
 /** One site a person signed in to, as the console's Connected sites list shows it. */
 export interface ConnectedSite {
@@ -17,6 +22,10 @@ export interface ConnectedSite {
   status: SiteStatus;
   /** When Block site was pressed (status `blocked` only). */
   blockedAt?: number;
+  /** When Remove access was pressed (status `access_removed` only). */
+  accessRemovedAt?: number;
+  /** The last time the site used its access (refresh, code exchange, userinfo, introspection), to the minute; absent until it did. */
+  lastUsedAt?: number;
 }
 
 export interface SignInRecord {
@@ -45,7 +54,7 @@ export function siteKeys(prefix: string) {
 }
 
 function parse(clientId: string, json: string): ConnectedSite {
-  const raw = JSON.parse(json) as { firstSignInAt: number; lastSignInAt: number; scopes?: string; status: SiteStatus; blockedAt?: number };
+  const raw = JSON.parse(json) as { firstSignInAt: number; lastSignInAt: number; scopes?: string; status: SiteStatus; blockedAt?: number; accessRemovedAt?: number; lastUsedAt?: number };
   const scopes = (raw.scopes ?? '').split(' ').filter(Boolean);
   return {
     clientId,
@@ -55,6 +64,8 @@ function parse(clientId: string, json: string): ConnectedSite {
     offlineAccess: scopes.includes('offline_access'),
     status: raw.status,
     ...(raw.status === 'blocked' && raw.blockedAt !== undefined ? { blockedAt: raw.blockedAt } : {}),
+    ...(raw.status === 'access_removed' && raw.accessRemovedAt !== undefined ? { accessRemovedAt: raw.accessRemovedAt } : {}),
+    ...(typeof raw.lastUsedAt === 'number' ? { lastUsedAt: raw.lastUsedAt } : {}),
   };
 }
 
@@ -102,10 +113,18 @@ export function createConnectedSites(store: Store) {
       return accountId ?? undefined;
     },
 
-    /** Sets the status; returns the previous one, or undefined when the person never signed in there. */
-    async setStatus(accountId: string, clientId: string, status: SiteStatus, at = Date.now()): Promise<SiteStatus | undefined> {
-      const previous = await store.run(commands.siteStatus(), [keys.sites(accountId)], [clientId, status, at]);
+    /**
+     * Sets the status (only when it is `onlyFrom`, if given); returns the
+     * previous one, or undefined when the person never signed in there.
+     */
+    async setStatus(accountId: string, clientId: string, status: SiteStatus, at = Date.now(), onlyFrom?: SiteStatus): Promise<SiteStatus | undefined> {
+      const previous = await store.run(commands.siteStatus(), [keys.sites(accountId)], [clientId, status, at, onlyFrom ?? '']);
       return (previous ?? undefined) as SiteStatus | undefined;
+    },
+
+    /** "Last used": the site used its access at `at` (never creates a record, never goes back in time). */
+    async recordUse(accountId: string, clientId: string, at = Date.now()): Promise<void> {
+      await store.run(commands.siteUsed(), [keys.sites(accountId)], [clientId, at]);
     },
 
     /** Live sids of the person's sessions that signed in to the site. */

@@ -15,7 +15,7 @@ import type { ConnectedSites } from './connected-sites.ts';
  * the write before the browser is sent back to the site, so the site never
  * holds a `sub` the service does not know yet.
  */
-export function recordSignIns(provider: Provider, sites: ConnectedSites, sessionTtlFallback: number): Middleware {
+export function recordSignIns(provider: Provider, sites: ConnectedSites, sessionTtlFallback: number, signedIn?: (ctx: KoaContextWithOIDC, accountId: string) => Promise<void>): Middleware {
   const succeeded = new WeakSet<object>();
   provider.on('authorization.success', (ctx: KoaContextWithOIDC) => succeeded.add(ctx));
 
@@ -40,6 +40,7 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
       sessionExpiresAt: typeof session.exp === 'number' ? session.exp * 1000 : now + sessionTtlFallback * 1000,
       at: now,
     });
+    await signedIn?.(ctx as unknown as KoaContextWithOIDC, accountId);
   };
   return (ctx, next) => (completesSignIns(ctx.path) ? step(ctx, next) : next());
 }

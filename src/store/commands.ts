@@ -17,10 +17,14 @@ export const upsert = script('upsert', (kv, [key], [payload, ttl]) => {
   return 1;
 });
 
-export const consume = script('consume', (kv, [key], [at]) => {
+export const consume = script('consume', (kv, [key, answerKey], [at, answer, keepMs, redo]) => {
   if (!kv.exists(key!)) return [-1];
-  if (kv.hsetnx(key!, 'c', at!)) return [1];
-  return [0, kv.hget(key!, 'p')];
+  const again = answerKey !== undefined && redo === '1' && kv.exists(answerKey);
+  if (kv.hsetnx(key!, 'c', at!) || again) {
+    if (answerKey !== undefined) kv.set(answerKey, answer!, Number(keepMs));
+    return [1];
+  }
+  return [0, kv.hget(key!, 'p'), answerKey === undefined ? null : kv.get(answerKey)];
 });
 
 export const guardedUpsert = script('guarded_upsert', (kv, [key, tombstone], [payload, ttl]) => {
@@ -66,6 +70,7 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
 export const tokenRead = script('token_read', (kv, [record], [sessionBefore, sessionAfter, grantBefore, grantAfter]) => {
   const [p, c] = kv.hmget(record!, ['p', 'c']);
   if (p == null) return [];
+  const answer = c == null ? null : kv.get(`${record!}:answer`);
   let session: string | null = null;
   let grant: string | null = null;
   if (sessionBefore || grantBefore) {
@@ -82,7 +87,7 @@ export const tokenRead = script('token_read', (kv, [record], [sessionBefore, ses
       grant = kv.hget(`${grantBefore}${payload.grantId}${grantAfter}`, 'p');
     }
   }
-  return [p, c ?? null, session, grant];
+  return [p, c ?? null, session, grant, answer];
 });
 
 export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, now, scopes, sid, sessionExpiresAt]) => {
@@ -91,6 +96,10 @@ export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, n
   const site = current ? JSON.parse(current) as Record<string, unknown> : { firstSignInAt: at, status: 'connected' };
   site.lastSignInAt = at;
   site.scopes = scopes;
+  if (site.status === 'access_removed') {
+    site.status = 'connected';
+    delete site.accessRemovedAt;
+  }
   kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
   if (sid) {
     kv.zadd(sids!, Number(sessionExpiresAt), sid);
@@ -101,19 +110,36 @@ export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, n
   return site.status as string;
 });
 
-export const siteStatus = script('site_status', (kv, [sites], [clientId, status, now]) => {
+export const siteStatus = script('site_status', (kv, [sites], [clientId, status, now, onlyFrom]) => {
   const current = kv.hget(sites!, clientId!);
   if (current === null) return null;
   const site = JSON.parse(current) as Record<string, unknown>;
   const previous = site.status as string;
+  if (onlyFrom && previous !== onlyFrom) return previous;
   if (status === 'blocked') {
     if (previous !== 'blocked') site.blockedAt = Number(now);
+    delete site.accessRemovedAt;
+  } else if (status === 'access_removed') {
+    if (previous !== 'access_removed') site.accessRemovedAt = Number(now);
+    delete site.blockedAt;
   } else {
     delete site.blockedAt;
+    delete site.accessRemovedAt;
   }
   site.status = status;
   kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
   return previous;
+});
+
+export const siteUsed = script('site_used', (kv, [sites], [clientId, when]) => {
+  const current = kv.hget(sites!, clientId!);
+  if (current === null) return 0;
+  const site = JSON.parse(current) as Record<string, unknown>;
+  const at = Number(when);
+  if (typeof site.lastUsedAt === 'number' && site.lastUsedAt >= at) return 0;
+  site.lastUsedAt = at;
+  kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
+  return 1;
 });
 
 export const senderUpdate = script('sender_update', (kv, [senders], [clientId, muted, ...rest]) => {
@@ -154,14 +180,23 @@ function countHit(kv: Parameters<Script['memory']>[0], key: string, limit: strin
   return [n, left];
 }
 
-export const notifyClient = script('notify_client', (kv, [subjects, rate, idempotency], [sub, limit, windowMs]) => {
-  if (idempotency) {
-    const answer = kv.get(idempotency);
-    if (answer !== null) return ['replay', answer];
-  }
+export const notifyClient = script('notify_client', (kv, [subjects, rate, idempotency], [sub, limit, windowMs, keyed, freshId, keyTtl]) => {
+  const held = keyed === '1' ? kv.get(idempotency!) : null;
+  if (held !== null && !held.startsWith('#')) return ['replay', held];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
   if (left !== undefined) return ['rate', left];
-  return ['ok', kv.hget(subjects!, sub!) ?? ''];
+  let id = freshId!;
+  if (held !== null) id = held.slice(1);
+  else if (keyed === '1') kv.set(idempotency!, `#${id}`, Number(keyTtl));
+  return ['ok', kv.hget(subjects!, sub!) ?? '', id];
+});
+
+export const notifyAnswer = script('notify_answer', (kv, [key], [answer]) => {
+  const held = kv.get(key!);
+  if (held === null || !held.startsWith('#')) return 0;
+  const ttl = kv.pttl(key!);
+  kv.set(key!, answer!, ttl > 0 ? ttl : undefined);
+  return 1;
 });
 
 export const notifyAccount = script('notify_account', (kv, [sites, senders, rate, order, entries, unread], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge]) => {
@@ -177,24 +212,36 @@ export const notifyAccount = script('notify_account', (kv, [sites, senders, rate
     delivery = s.categories?.[category!] ?? delivery;
   }
   if (delivery === 'off') return ['skip', 'category_off'];
-  if (kv.hsetnx(entries!, id!, entry!)) {
-    const newest = kv.zentries(order!).at(-1)?.[1];
-    const at = newest !== undefined && newest >= Number(now) ? newest + 1 : Number(now);
-    kv.zadd(order!, at, id!);
-    kv.zadd(unread!, at, id!);
-    const all = kv.zentries(order!);
-    const cutoff = Number(now) - Number(maxAge);
-    const old = all.filter(([, score]) => score < cutoff).map(([m]) => m);
-    const excess = all.length - old.length - Number(keep);
-    if (excess > 0) old.push(...all.slice(old.length, old.length + excess).map(([m]) => m));
-    if (old.length > 0) {
-      kv.zrem(order!, ...old);
-      kv.hdel(entries!, ...old);
-      kv.zrem(unread!, ...old);
-    }
-    for (const key of [order!, entries!, unread!]) kv.pexpire(key, Number(maxAge));
-  }
+  inboxAdd(kv, order!, entries!, unread!, id!, entry!, now!, keep!, maxAge!);
   return ['stored', delivery];
+});
+
+/** Twin of lua/includes/inbox_add.lua. */
+function inboxAdd(kv: Parameters<Script['memory']>[0], order: string, entries: string, unread: string, id: string, entry: string, now: string, keep: string, maxAge: string): boolean {
+  if (!kv.hsetnx(entries, id, entry)) return false;
+  const newest = kv.zentries(order).at(-1)?.[1];
+  const at = newest !== undefined && newest >= Number(now) ? newest + 1 : Number(now);
+  kv.zadd(order, at, id);
+  kv.zadd(unread, at, id);
+  const all = kv.zentries(order);
+  const cutoff = Number(now) - Number(maxAge);
+  const old = all.filter(([, score]) => score < cutoff).map(([m]) => m);
+  const excess = all.length - old.length - Number(keep);
+  if (excess > 0) old.push(...all.slice(old.length, old.length + excess).map(([m]) => m));
+  if (old.length > 0) {
+    kv.zrem(order, ...old);
+    kv.hdel(entries, ...old);
+    kv.zrem(unread, ...old);
+  }
+  for (const key of [order, entries, unread]) kv.pexpire(key, Number(maxAge));
+  return true;
+}
+
+export const theftNotice = script('theft_notice', (kv, [limit, order, entries, unread], [windowMs, id, entry, now, keep, maxAge]) => {
+  if (kv.exists(limit!)) return 0;
+  kv.set(limit!, id!, Number(windowMs));
+  inboxAdd(kv, order!, entries!, unread!, id!, entry!, now!, keep!, maxAge!);
+  return 1;
 });
 
 /** Redis' score formatting, so cursors compare equal in both stores. */
@@ -242,12 +289,6 @@ export const letterDone = script('letter_done', (kv, [sent, hold], [wasSent, kee
   return 1;
 });
 
-export const putOnce = script('put_once', (kv, [key], [value, ttl]) => {
-  if (kv.exists(key!)) return 0;
-  kv.set(key!, value!, Number(ttl));
-  return 1;
-});
-
 export const rateLimit = script('rate_limit', (kv, [key], [limit, windowMs]) => {
   const [n, left] = countHit(kv, key!, limit!, windowMs!);
   return left === undefined ? [1, Number(limit) - n] : [0, left];
@@ -288,6 +329,32 @@ export const hset = script('hset', (kv, [key], pairs) => {
 export const hsetnx = script('hsetnx', (kv, [key], [field, value]) => (kv.hsetnx(key!, field!, value!) ? 1 : 0));
 
 export const hdel = script('hdel', (kv, [key], fields) => kv.hdel(key!, ...fields));
+
+export const zrem = script('zrem', (kv, [key], members) => kv.zrem(key!, ...members));
+
+export const sessionSeen = script('session_seen', (kv, [sessions], [uid, now, userAgent, expiresAt, keep]) => {
+  const at = Number(now);
+  const current = kv.hget(sessions!, uid!);
+  const entry = (current ? JSON.parse(current) : { firstSeenAt: at }) as Record<string, unknown>;
+  entry.lastSeenAt = at;
+  entry.expiresAt = Number(expiresAt);
+  if (userAgent) entry.userAgent = userAgent;
+  kv.hset(sessions!, { [uid!]: JSON.stringify(entry) });
+  const live: [string, number, number][] = [];
+  for (const [id, json] of Object.entries(kv.hgetall(sessions!))) {
+    const e = JSON.parse(json) as { lastSeenAt?: number; expiresAt?: unknown };
+    if (typeof e.expiresAt !== 'number' || e.expiresAt <= at) kv.hdel(sessions!, id);
+    else live.push([id, e.lastSeenAt ?? 0, e.expiresAt]);
+  }
+  live.sort((a, b) => b[1] - a[1]);
+  let latest = 0;
+  live.forEach(([id, , expires], i) => {
+    if (i >= Number(keep)) kv.hdel(sessions!, id);
+    else if (expires > latest) latest = expires;
+  });
+  if (latest > 0) kv.pexpireat(sessions!, latest);
+  return 1;
+});
 
 function pairsToObject(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 
+import { asUnavailable, hardenClient, StoreUnavailableError } from './availability.ts';
 import { MemoryKV } from './memory-kv.ts';
 import type { Script, ScriptReply } from './scripts.ts';
 
@@ -30,7 +31,7 @@ export interface Store {
   /** Deletes keys one by one (they may live in different hash slots). */
   del(keys: string[]): Promise<void>;
   /** Every key under the prefix (SCAN on Redis, never KEYS). For walks and tests. */
-  scan(match?: string): AsyncIterable<string>;
+  scan(match?: string): AsyncIterable<string, void, undefined>;
   /** Number of commands this store sent; benchmarks and round-trip tests read it. */
   readonly commandsSent: number;
   /**
@@ -60,19 +61,36 @@ abstract class CountingStore {
   /** Called before each command is sent. */
   protected beforeSend(): void {}
 
+  /**
+   * Whether a command may be sent now: undefined (yes), an error to fail
+   * with at once, or a promise to wait on first.
+   */
+  protected gate(): undefined | Error | Promise<void> {
+    return undefined;
+  }
+
   protected track<T>(commands: number, work: () => Promise<T>): Promise<T> {
+    const gate = this.gate();
+    if (gate) return gate instanceof Error ? Promise.reject(gate) : gate.then(() => this.track(commands, work));
     this.beforeSend();
     this.commandsSent += commands;
     if (this.#inflight === 0) this.roundTrips += 1;
     this.#inflight += 1;
-    const pending = work();
-    // Registered first, so it runs before the caller's continuation sends its next command.
-    // (One reaction, not finally(): every promise costs on the hot path.)
-    pending.then(this.#settled, this.#settled);
-    return pending;
+    // The reaction counts the command settled before the caller's continuation
+    // sends its next one, and names an outage as such (503, not 500). One
+    // reaction, not finally() and catch(): every promise costs on the hot path.
+    return work().then(this.#settled, this.#failed);
   }
 
-  #settled = () => { this.#inflight -= 1; };
+  #settled = <T>(value: T): T => {
+    this.#inflight -= 1;
+    return value;
+  };
+
+  #failed = (err: unknown): never => {
+    this.#inflight -= 1;
+    return asUnavailable(err);
+  };
 }
 
 export class RedisStore extends CountingStore implements Store {
@@ -81,11 +99,48 @@ export class RedisStore extends CountingStore implements Store {
   readonly client: Redis | Cluster;
   readonly singleNode: boolean;
 
-  constructor(client: Redis | Cluster, prefix: string) {
+  /** How long a request waits for Redis (ms) before it is answered 503. */
+  readonly timeoutMs: number;
+  #wasReady: boolean;
+  #firstReady: Promise<void> | undefined;
+
+  constructor(client: Redis | Cluster, prefix: string, options: { timeoutMs?: number } = {}) {
     super();
     this.client = client;
     this.singleNode = !client.isCluster;
     this.prefix = assertPrefix(prefix);
+    this.timeoutMs = options.timeoutMs ?? 1500;
+    hardenClient(client, this.timeoutMs);
+    this.#wasReady = client.status === 'ready';
+    if (!this.#wasReady) client.once('ready', () => { this.#wasReady = true; });
+  }
+
+  /**
+   * Fail fast: once the client has been connected, a command is only sent
+   * while it is connected; otherwise the request is answered 503 at once
+   * rather than waiting for Redis and having its writes land after its
+   * answer. Before the first connection a command waits for it, at most
+   * `timeoutMs` (start-up).
+   */
+  protected override gate(): undefined | Error | Promise<void> {
+    const status = this.client.status;
+    if (status === 'ready') return undefined;
+    if (this.#wasReady || status === 'end') return new StoreUnavailableError(`redis: connection ${status}`);
+    // A lazyConnect client connects on its first command; this one waits instead of sending.
+    if (status === 'wait') this.client.connect().catch(() => {});
+    this.#firstReady ??= new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.client.off('ready', onReady);
+        this.#firstReady = undefined;
+        reject(new StoreUnavailableError('redis: not connected yet'));
+      }, this.timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.client.once('ready', onReady);
+    });
+    return this.#firstReady;
   }
 
   #corked = false;
@@ -153,7 +208,7 @@ export class RedisStore extends CountingStore implements Store {
     await this.track(keys.length, () => Promise.all(keys.map((key) => this.client.del(key))));
   }
 
-  async *scan(match = '*'): AsyncIterable<string> {
+  async *scan(match = '*'): AsyncIterable<string, void, undefined> {
     const nodes = 'nodes' in this.client && typeof this.client.nodes === 'function'
       ? (this.client as Cluster).nodes('master')
       : [this.client as Redis];
@@ -213,7 +268,7 @@ export class MemoryStore extends CountingStore implements Store {
     await this.track(keys.length, async () => { this.kv.del(...keys); });
   }
 
-  async *scan(match = '*'): AsyncIterable<string> {
+  async *scan(match = '*'): AsyncIterable<string, void, undefined> {
     const re = globToRegExp(`${this.prefix}${match}`);
     for (const key of this.kv.keys()) if (re.test(key)) yield key;
   }

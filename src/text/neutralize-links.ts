@@ -55,11 +55,21 @@ export type TextPlace = 'title' | 'body';
 // what makes a second call a no-op.
 const SMUGGLING = String.raw`[\u00AD\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]`;
 
+// What separates labels: FULL STOP, and the three stops that URL parsers
+// (UTS #46 mapping in the WHATWG host parser) read as one: IDEOGRAPHIC FULL
+// STOP U+3002, FULLWIDTH FULL STOP U+FF0E and HALFWIDTH IDEOGRAPHIC FULL STOP
+// U+FF61. `evil。com` opens evil.com: it is a domain like `evil.com`. (For
+// character classes.)
+const DOTS = String.raw`.\u3002\uFF0E\uFF61`;
+const DOT = `[${DOTS}]`;
+const OTHER_DOTS = /[\u3002\uFF0E\uFF61]/g;
+const HAS_DOT = new RegExp(DOT);
+
 // A whole run of those characters touching a `.` or `@` on either side. The
 // lookbehind lets the first alternative start only at the beginning of a run,
 // so each run is read a bounded number of times (no quadratic rescans of a
 // long run that touches nothing).
-const SMUGGLED = new RegExp(`(?<!${SMUGGLING})${SMUGGLING}+(?=[.@])|(?<=[.@])${SMUGGLING}+`, 'gu');
+const SMUGGLED = new RegExp(`(?<!${SMUGGLING})${SMUGGLING}+(?=[${DOTS}@])|(?<=[${DOTS}@])${SMUGGLING}+`, 'gu');
 const ANY_SMUGGLING = new RegExp(SMUGGLING, 'u');
 
 // One character of a domain label: letters, marks and digits of any script
@@ -79,7 +89,7 @@ const HAS_SPACELESS = new RegExp(SPACELESS, 'v');
 // fails after its first label character and ends where no label follows, so
 // a global scan starts each match where a piece starts and reads each
 // character once.
-const SPACED_RUN = new RegExp(String.raw`${SPACED_LABEL}+(?:\.${SPACED_LABEL}+)*`, 'gv');
+const SPACED_RUN = new RegExp(String.raw`${SPACED_LABEL}+(?:${DOT}${SPACED_LABEL}+)*`, 'gv');
 
 // What may follow `https://` in an address as written: the ASCII characters
 // RFC 3986 allows in a URL (all printable ASCII but space and
@@ -95,12 +105,12 @@ const URL_CHAR = String.raw`[\x21\x23-\x3B\x3D\x3F-\x5B\x5D\x5F\x61-\x7A\x7E\p{L
 // do not glue (`请访问https://...` begins with https://). Explicit letters
 // rather than the `i` flag: with Unicode case folding, `httpſ` (long s) would
 // count as `https`.
-const HTTPS_ADDRESS = String.raw`(?<![${SPACED_LABEL}.])[hH][tT][tT][pP][sS]:\/\/${URL_CHAR}*`;
+const HTTPS_ADDRESS = String.raw`(?<![${SPACED_LABEL}${DOTS}])[hH][tT][tT][pP][sS]:\/\/${URL_CHAR}*`;
 
 // The first dot of a dotted run of labels: group 1 is the label before it
 // (read by the lookbehind, maximal because `+` is greedy, so the run starts at
 // a label boundary), group 2 the rest of the run, maximal too.
-const DOTTED_RUN = String.raw`\.(?<=(${LABEL}+)\.)(${LABEL}+(?:\.${LABEL}+)*)`;
+const DOTTED_RUN = String.raw`${DOT}(?<=(${LABEL}+)${DOT})(${LABEL}+(?:${DOT}${LABEL}+)*)`;
 
 // One global scan per text. A match starts at a literal `.` (or, in the body,
 // an `h`/`H` that is not glued to a word), so plain text is skipped quickly
@@ -121,7 +131,7 @@ const SCAN: Readonly<Record<TextPlace, RegExp>> = {
 // The end of a run that is glued to `://` (`evil.comhttps://x`,
 // `evil.com.http://x`): a scheme, with the dot before it, not part of the
 // run's address.
-const GLUED_SCHEME = /\.?[hH][tT][tT][pP][sS]?$/;
+const GLUED_SCHEME = new RegExp(`${DOT}?[hH][tT][tT][pP][sS]?$`);
 
 // Exactly four segments of one to three ASCII digits, each 0..255 (rule 6).
 // Leading zeros are accepted (`01.2.3.4`, `010.0.0.1`): browsers still read
@@ -143,8 +153,6 @@ const TLDTS_OPTIONS = {
 
 // The longest name tldts accepts; longer tokens skip the parse and the memo.
 const MAX_HOST_LENGTH = 255;
-
-const SEPARATED_DOT = `${LINK_SEPARATOR}.${LINK_SEPARATOR}`;
 
 const NON_ASCII = /[^\0-\x7F]/;
 
@@ -213,17 +221,24 @@ class BoundedMemo {
 // costs a fraction of the checks.
 const addressMemo = new BoundedMemo(1000);
 
-/** `-`, `_` or `.` at the edge of a run: punctuation around an address (`--example.com--`, `_example.com_`), not part of it. */
+/** A label separator (see DOTS). */
+function isDot(code: number): boolean {
+  return code === 0x2e || code === 0x3002 || code === 0xff0e || code === 0xff61;
+}
+
+/** `-`, `_` or a dot at the edge of a run: punctuation around an address (`--example.com--`, `_example.com_`), not part of it. */
 function isEdge(code: number): boolean {
-  return code === 0x2d || code === 0x5f || code === 0x2e;
+  return code === 0x2d || code === 0x5f || isDot(code);
 }
 
 /** Whether a dotted token is an IPv4 address or a domain in a known zone: the addresses that get the separator. */
 function isAddress(token: string): boolean {
-  if (!token.includes('.')) return false;
+  if (!HAS_DOT.test(token)) return false;
   const known = addressMemo.get(token);
   if (known !== undefined) return known;
-  const answer = IPV4.test(token) || isKnownZoneDomain(token);
+  // Judged as a URL parser reads it: every kind of stop is a dot.
+  const host = token.replace(OTHER_DOTS, '.');
+  const answer = IPV4.test(host) || isKnownZoneDomain(host);
   if (token.length <= MAX_HOST_LENGTH) addressMemo.set(token, answer);
   return answer;
 }
@@ -255,7 +270,9 @@ function isAddress(token: string): boolean {
  *    ASCII digits each: `1.2.3.4`, a four-part version number too; not
  *    `1.2.3.256`, `1.2.3.4.5`) or a domain in a known zone
  *    ({@link isKnownZoneDomain}: the ICANN section of the Public Suffix List
- *    in tldts). Bare, after `http://` or another scheme, in an e-mail address,
+ *    in tldts). The ideographic, fullwidth and halfwidth ideographic full
+ *    stops (U+3002, U+FF0E, U+FF61) count as dots, since URL parsers read
+ *    them as one: `evil。com` is separated like `evil.com`, its stop kept. Bare, after `http://` or another scheme, in an e-mail address,
  *    before a port or a path, the run is the same
  *    (`user@mail<WJ>.<WJ>example<WJ>.<WJ>com`,
  *    `http://evil<WJ>.<WJ>example<WJ>.<WJ>com/path`,
@@ -275,7 +292,7 @@ function isAddress(token: string): boolean {
  */
 export function neutralizeLinks(text: string, where: TextPlace): string {
   const clean = ANY_SMUGGLING.test(text) ? text.replace(SMUGGLED, '') : text;
-  if (!clean.includes('.')) return clean; // titles often have no dot at all
+  if (!HAS_DOT.test(clean)) return clean; // titles often have no dot at all
   let out = '';
   let copied = 0; // clean[0, copied) is already in `out`
 
@@ -288,8 +305,8 @@ export function neutralizeLinks(text: string, where: TextPlace): string {
     // would still be linked (`bank.co` in `bank.co.uk`, `www.evil` in
     // `www.evil.com`).
     for (let i = from; i < to; i++) {
-      if (clean.charCodeAt(i) !== 0x2e) continue;
-      out += clean.slice(copied, i) + SEPARATED_DOT;
+      if (!isDot(clean.charCodeAt(i))) continue;
+      out += `${clean.slice(copied, i)}${LINK_SEPARATOR}${clean[i]}${LINK_SEPARATOR}`;
       copied = i + 1;
     }
     return true;
@@ -313,7 +330,7 @@ export function neutralizeLinks(text: string, where: TextPlace): string {
     if (!HAS_SPACELESS.test(run)) continue;
     SPACED_RUN.lastIndex = 0;
     for (let piece = SPACED_RUN.exec(run); piece !== null; piece = SPACED_RUN.exec(run)) {
-      if (piece[0].includes('.')) separate(from + piece.index, from + SPACED_RUN.lastIndex);
+      if (HAS_DOT.test(piece[0])) separate(from + piece.index, from + SPACED_RUN.lastIndex);
     }
   }
   return copied === 0 ? clean : out + clean.slice(copied);

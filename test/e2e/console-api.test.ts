@@ -97,7 +97,9 @@ describe('console JSON API', () => {
     expect(site.scopes).to.deep.equal(['openid', 'email']);
     expect(Date.parse(site.firstSignInAt as string)).to.be.closeTo(Date.now(), 60_000);
     expect(site.lastSignInAt).to.be.a('string');
-    expect(Object.keys(site).sort()).to.deep.equal(['clientId', 'firstSignInAt', 'lastSignInAt', 'logoUri', 'name', 'offlineAccess', 'scopes', 'status', 'uri']);
+    // The sign-in's code exchange was the site's first use of its access.
+    expect(Date.parse(site.lastUsedAt as string)).to.be.closeTo(Date.now(), 60_000);
+    expect(Object.keys(site).sort()).to.deep.equal(['clientId', 'firstSignInAt', 'lastSignInAt', 'lastUsedAt', 'logoUri', 'name', 'offlineAccess', 'scopes', 'status', 'uri']);
   });
 
   it('senders: defaults from the category table; a change applies to the next /api/notify; a blocked site is no sender', async () => {

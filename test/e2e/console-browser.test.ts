@@ -170,7 +170,7 @@ describe('the console in a real browser (Chromium)', function () {
     const backchannel = once(site.events, 'backchannel-logout') as Promise<[BackchannelLogoutEvent]>;
     await step(log, 'press "Block Demo Site"', async () => {
       await page.getByRole('button', { name: 'Block Demo Site', exact: true }).click();
-      await page.waitForURL(`${h.issuer}/console?done=blocked#sites`);
+      await page.waitForURL(`${h.issuer}/console?done=blocked#notice`);
     });
     await step(log, 'the notice', () => page.getByRole('status').filter({ hasText: 'The site is blocked.' }).waitFor());
     expect(await page.getByRole('status').innerText()).to.equal('The site is blocked. It lost its access to your account and can no longer sign you in.');

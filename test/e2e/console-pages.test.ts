@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 
+import { t } from '../../src/i18n/index.ts';
 import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
 import { discover, signIn, siteClient, startHarness, throughSignInPages, type Harness } from '../helpers/reference.ts';
 
@@ -13,7 +14,7 @@ describe('console pages (/console)', () => {
   before(async () => {
     h = await startHarness('console-pages', {
       clients: [shop, org],
-      organizations: [{ id: 'acme', name: 'Acme', admins: ['boss@p.example'], members: ['worker@p.example'], clients: ['p-org'] }],
+      organizations: [{ id: 'acme', name: 'Acme', admins: ['boss@p.example'], members: ['worker@p.example', 'leaver@p.example'], clients: ['p-org'] }],
     });
   });
   after(() => h.close());
@@ -58,14 +59,14 @@ describe('console pages (/console)', () => {
     expect(confirm.status).to.equal(200);
     const done = await submit(agent, confirm, '/console/sites/p-shop/block');
     expect(done.status).to.equal(303);
-    expect(done.location).to.equal(`${h.issuer}/console?done=blocked#sites`);
+    expect(done.location).to.equal(`${h.issuer}/console?done=blocked#notice`);
     const after = await agent.get(done.location!);
     expect(forms(after.body).map((f) => f.action)).to.include('/console/sites/p-shop/unblock');
     const id = (await h.reference.accounts.findByEmail('block@p.example'))!.accountId;
     expect((await h.reference.plugin.sites.get(id, 'p-shop'))!.status).to.equal('blocked');
 
     const unblocked = await submit(agent, after, '/console/sites/p-shop/unblock');
-    expect(unblocked.location).to.equal(`${h.issuer}/console?done=unblocked#sites`);
+    expect(unblocked.location).to.equal(`${h.issuer}/console?done=unblocked#notice`);
     expect((await h.reference.plugin.sites.get(id, 'p-shop'))!.status).to.equal('connected');
   });
 
@@ -74,7 +75,7 @@ describe('console pages (/console)', () => {
     await signIn(h, await discover(h, shop), agent, 'sender@p.example');
     const page = await openConsole(agent, 'sender@p.example');
     const saved = await submit(agent, page, '/console/senders/p-shop', { muted: 'on', promotions: 'account_and_email' });
-    expect(saved.location).to.equal(`${h.issuer}/console?done=saved#senders`);
+    expect(saved.location).to.equal(`${h.issuer}/console?done=saved#notice`);
     const id = (await h.reference.accounts.findByEmail('sender@p.example'))!.accountId;
     expect(await h.reference.plugin.senders.get(id, 'p-shop')).to.deep.equal({ muted: true, categories: { transactional: 'account_and_email', product: 'account', promotions: 'account_and_email' } });
 
@@ -97,7 +98,7 @@ describe('console pages (/console)', () => {
     const page = await openConsole(agent, 'lang@p.example');
     expect(page.body).to.match(/<html lang="en"/);
     const done = await submit(agent, page, '/console/language', { locale: 'fr' });
-    expect(done.location).to.equal(`${h.issuer}/console?done=language#language`);
+    expect(done.location).to.equal(`${h.issuer}/console?done=language#notice`);
     expect((await agent.get(done.location!)).body).to.match(/<html lang="fr" dir="ltr"/);
     const id = (await h.reference.accounts.findByEmail('lang@p.example'))!.accountId;
     expect(await h.reference.plugin.preferences.locale(id)).to.equal('fr');
@@ -108,8 +109,12 @@ describe('console pages (/console)', () => {
     const worker = new Agent();
     await signIn(h, await discover(h, org), worker, 'worker@p.example');
     const workerId = (await h.reference.accounts.findByEmail('worker@p.example'))!.accountId;
-    const denied = await worker.get(`${h.issuer}/console/orgs/acme`);
-    expect(denied.status).to.equal(403);
+    // A member sees what the organization gives them, not its members.
+    const mine = await worker.get(`${h.issuer}/console/orgs/acme`);
+    expect(mine.status).to.equal(200);
+    expect(mine.body).to.include(t('en', 'console.org.member_lead', { orgName: '<bdi>Acme</bdi>', serviceName: 'Sign-in service' }));
+    expect(mine.body).to.not.include('boss@p.example');
+    expect((await worker.get(`${h.issuer}/console/orgs/acme/members/${workerId}/remove`)).status).to.equal(404);
 
     const boss = new Agent();
     const page = await openConsole(boss, 'boss@p.example', '/console/orgs/acme');
@@ -117,9 +122,51 @@ describe('console pages (/console)', () => {
     const confirm = await boss.get(`${h.issuer}/console/orgs/acme/members/${workerId}/remove`);
     expect(confirm.status).to.equal(200);
     const done = await submit(boss, confirm, `/console/orgs/acme/members/${workerId}/remove`);
-    expect(done.location).to.equal(`${h.issuer}/console/orgs/acme?done=removed`);
+    expect(done.location).to.equal(`${h.issuer}/console/orgs/acme?done=removed#notice`);
     expect(((await h.reference.plugin.organizations.members('acme')).find((m) => m.accountId === workerId))!.removedAt).to.be.a('number');
     const console = await boss.get(`${h.issuer}/console`);
     expect(console.body).to.include('href="/console/orgs/acme"');
+  });
+
+  it('tells a removed member that the organization removed their access: no Connected, no Block, no sender settings', async () => {
+    const leaver = new Agent();
+    leaver.headers.origin = h.issuer;
+    await signIn(h, await discover(h, org), leaver, 'leaver@p.example');
+    await signIn(h, await discover(h, shop), leaver, 'leaver@p.example');
+    const leaverId = (await h.reference.accounts.findByEmail('leaver@p.example'))!.accountId;
+    const before = await openConsole(leaver, 'leaver@p.example');
+    expect(before.body).to.include('href="/console/sites/p-org/block"');
+    expect(before.body).to.include('action="/console/senders/p-org"');
+
+    expect(await h.reference.plugin.removeMember('acme', leaverId)).to.equal('removed');
+    const page = await leaver.get(`${h.issuer}/console`);
+    const tile = /<li class="tile[^"]*">(?:(?!<\/li>)[\s\S])*?Intranet[\s\S]*?<\/li>/.exec(page.body)![0];
+    expect(tile).to.include(`<span class="badge badge-neutral">${t('en', 'console.sites.removed')}</span>`);
+    expect(tile).to.include(t('en', 'console.sites.removed_explain', { orgName: '<bdi>Acme</bdi>', siteName: '<bdi>Intranet</bdi>' }));
+    expect(tile).to.not.include(t('en', 'console.sites.connected'));
+    expect(page.body).to.not.include('/console/sites/p-org/block');
+    expect(page.body).to.not.include('action="/console/senders/p-org"');
+    // The shop, of no organization, is untouched.
+    expect(page.body).to.include('href="/console/sites/p-shop/block"');
+    expect((await leaver.request('POST', `${h.issuer}/console/senders/p-org`, { ...formFor(before.body, '/console/senders/p-org').fields })).status).to.equal(404);
+
+    const api = await (await fetch(`${h.issuer}/console/api/sites`, { headers: { cookie: [...leaver.cookies.get(new URL(h.issuer).host)!].map(([k, v]) => `${k}=${v}`).join('; ') } })).json() as { clientId: string; status: string; removedBy?: string }[];
+    expect(api.find((x) => x.clientId === 'p-org')).to.include({ status: 'removed', removedBy: 'Acme' });
+    expect(api.find((x) => x.clientId === 'p-shop')).to.include({ status: 'connected' });
+
+    // The organization's page says so, with the date.
+    const orgPage = await leaver.get(`${h.issuer}/console/orgs/acme`);
+    expect(orgPage.status).to.equal(200);
+    expect(orgPage.body).to.match(new RegExp(t('en', 'console.org.member_removed', { orgName: '<bdi>Acme</bdi>', date: '<time datetime="[^"]+">[^<]+</time>' })));
+    expect(page.body).to.include('<span class="badge badge-danger">Removed</span>');
+  });
+
+  it('shows no organization page to someone outside it (not found)', async () => {
+    const stranger = new Agent();
+    await signIn(h, await discover(h, shop), stranger, 'stranger@p.example');
+    const res = await stranger.get(`${h.issuer}/console/orgs/acme`);
+    expect(res.status).to.equal(404);
+    expect(res.body).to.include(`<h1>${t('en', 'error.not_found')}</h1>`);
+    expect(res.body).to.include(`href="${h.issuer}/console"`);
   });
 });

@@ -4,6 +4,7 @@ import * as oidc from 'openid-client';
 import { Agent, formFor, type Response } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { REPLAY_EVENT, type ReplayEvent } from '../../src/index.ts';
 
 type Line = { level: string; message: string; fields?: Record<string, unknown> };
 
@@ -102,6 +103,24 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(Date.parse(sites.find((s) => s.clientId === 'loss-a')!.blockedAt!)).to.be.closeTo(Date.now(), 60_000);
     });
 
+    it('is idempotent: blocking again revokes nothing and sends no logout token, and every token sent carried its sid', async () => {
+      const laptop = new Agent();
+      const first = await signIn(h, a, laptop, 'block7@example.com');
+      const second = await signIn(h, a, new Agent(), 'block7@example.com');
+      const id = await accountId('block7@example.com');
+      const before = receiver.tokens.length;
+      expect(await h.reference.plugin.blockSite(id, 'loss-a')).to.equal('blocked');
+      const sent = receiver.tokens.slice(before);
+      const payloads = await Promise.all(sent.map((t) => receiver.verify(t, h.issuer, 'loss-a')));
+      expect(payloads.map((p) => p.sid).sort()).to.deep.equal([first.tokens.claims()!.sid, second.tokens.claims()!.sid].sort());
+
+      for (let i = 0; i < 5; i += 1) expect(await h.reference.plugin.blockSite(id, 'loss-a')).to.equal('already_blocked');
+      expect((await api(laptop, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.tokens.length - before).to.equal(2);
+      expect(lines.filter((l) => l.message === 'site access revoked' && l.fields?.clientId === 'loss-a').length).to.be.at.least(1);
+    });
+
     it('then gives the site no tokens: signing in there shows "You blocked … on <date>", and Cancel answers access_denied', async () => {
       const agent = new Agent();
       await signIn(h, a, agent, 'block2@example.com');
@@ -171,15 +190,127 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
     });
   });
 
+  describe('Remove access', () => {
+    /** POST /api/notify as the site. */
+    const notify = (client: ReturnType<typeof siteClient>, sub: string) => fetch(`${h.issuer}/api/notify`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ sub, category: 'transactional', title: 'Hello', body: 'A message.' }),
+    });
+
+    it('ends the site\'s access and sends back-channel logout without blocking it: the next sign-in there asks for consent, and the site is connected again', async () => {
+      const laptop = new Agent();
+      const first = await signIn(h, a, laptop, 'remove1@example.com');
+      const otherSite = await signIn(h, b, laptop, 'remove1@example.com');
+      const sub = first.tokens.claims()!.sub;
+      expect((await notify(siteA, sub)).status).to.equal(202);
+      const before = receiver.tokens.length;
+
+      expect((await api(laptop, 'POST', '/sites/loss-a/remove-access')).status).to.equal(204);
+
+      expect(await oauthError(oidc.refreshTokenGrant(a, first.tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await introspect(a, first.tokens.access_token)).to.deep.equal({ active: false });
+      expect((await oidc.refreshTokenGrant(b, otherSite.tokens.refresh_token!)).access_token).to.be.a('string');
+      const received = receiver.tokens.slice(before);
+      expect(received).to.have.length(1);
+      expect(await receiver.verify(received[0]!, h.issuer, 'loss-a')).to.include({ sub, sid: first.tokens.claims()!.sid });
+      // Until the person signs in there again, the site may not write to them.
+      expect(await (await notify(siteA, sub)).json()).to.deep.equal({ error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' });
+      const sites = (await api(laptop, 'GET', '/sites')).body as { clientId: string; status: string; accessRemovedAt?: string }[];
+      const removed = sites.find((s) => s.clientId === 'loss-a')!;
+      expect(removed.status).to.equal('access_removed');
+      expect(Date.parse(removed.accessRemovedAt!)).to.be.closeTo(Date.now(), 60_000);
+
+      // The next sign-in asks for consent (not the blocked page); then the site has access again.
+      const consent = await authorize(laptop, a);
+      expect(new URL(consent.url).pathname).to.not.match(/blocked-site/);
+      expect(consent.body).to.include('/confirm"');
+      const done = await laptop.follow(await laptop.submit(consent, formFor(consent.body, '/confirm')), (u) => u.startsWith(RP));
+      expect(callbackParams(done)).to.have.property('code');
+      const again = (await api(laptop, 'GET', '/sites')).body as { clientId: string; status: string; accessRemovedAt?: string }[];
+      expect(again.find((s) => s.clientId === 'loss-a')).to.include({ status: 'connected' }).and.not.have.property('accessRemovedAt');
+      expect((await notify(siteA, sub)).status).to.equal(202);
+    });
+
+    it('is quiet when repeated; refuses a blocked site (409) and a site never used (404); works through the exported removeAccess too', async () => {
+      const agent = new Agent();
+      const { tokens } = await signIn(h, a, agent, 'remove2@example.com');
+      const id = await accountId('remove2@example.com');
+      const before = receiver.tokens.length;
+      expect(await h.reference.plugin.removeAccess(id, 'loss-a')).to.equal('removed');
+      expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await h.reference.plugin.removeAccess(id, 'loss-a')).to.equal('already_removed');
+      expect((await api(agent, 'POST', '/sites/loss-a/remove-access')).status).to.equal(204);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.tokens.length - before).to.equal(1);
+      expect(await api(agent, 'POST', '/sites/loss-b/remove-access')).to.deep.include({ status: 404, body: { error: 'not_found', error_description: 'you never signed in to this site' } });
+      expect((await api(agent, 'POST', '/sites/loss-a/remove-access', { origin: 'https://evil.example' })).status).to.equal(403);
+      expect((await api(agent, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+      expect(await api(agent, 'POST', '/sites/loss-a/remove-access')).to.deep.include({ status: 409, body: { error: 'site_blocked', error_description: 'the site is blocked: it has no access to remove; unblock it first' } });
+      // Block keeps its meaning: still blocked.
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(sites.find((s) => s.clientId === 'loss-a')!.status).to.equal('blocked');
+    });
+
+    it('Remove access from all sites: one request, every connected site loses its access, and again removes nothing', async () => {
+      const agent = new Agent();
+      const atA = await signIn(h, a, agent, 'remove3@example.com');
+      const atB = await signIn(h, b, agent, 'remove3@example.com');
+      const res = await api(agent, 'POST', '/remove-access');
+      expect(res.status).to.equal(200);
+      expect((res.body as { removed: string[] }).removed.sort()).to.deep.equal(['loss-a', 'loss-b']);
+      expect(await oauthError(oidc.refreshTokenGrant(a, atA.tokens.refresh_token!))).to.equal('invalid_grant');
+      expect(await oauthError(oidc.refreshTokenGrant(b, atB.tokens.refresh_token!))).to.equal('invalid_grant');
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(sites.map((s) => s.status)).to.deep.equal(['access_removed', 'access_removed']);
+      expect(await api(agent, 'POST', '/remove-access')).to.deep.include({ status: 200, body: { removed: [] } });
+    });
+
+    it('through the pages: the confirmation says what happens, the answer comes back with its notice; the site\'s page shows its state', async () => {
+      const agent = new Agent();
+      const { tokens } = await signIn(h, a, agent, 'remove4@example.com');
+      const detail = await agent.get(`${h.issuer}/console/sites/loss-a`);
+      expect(detail.status).to.equal(200);
+      expect(detail.body).to.include('<h1><bdi>Site loss-a</bdi></h1>');
+      expect(detail.body).to.include('<dt>Last used</dt><dd><time');
+      const confirm = await agent.get(`${h.issuer}/console/sites/loss-a/remove-access?from=site`);
+      expect(confirm.status).to.equal(200);
+      expect(confirm.body).to.include('Site loss-a</bdi> loses its access to your account at once and is signed out.');
+      const form = formFor(confirm.body, '/console/sites/loss-a/remove-access');
+      expect(form.fields.from).to.equal('site');
+      // A form without the person's token changes nothing.
+      const forged = await agent.request('POST', `${h.issuer}${form.action}`, { from: 'site', csrf: 'x' }, { origin: h.issuer });
+      expect(forged.status).to.equal(400);
+      expect((await introspect(a, tokens.access_token)).active).to.equal(true);
+      const done = await agent.request('POST', `${h.issuer}${form.action}`, form.fields, { origin: h.issuer });
+      expect([done.status, done.location]).to.deep.equal([303, `${h.issuer}/console/sites/loss-a?done=access_removed#notice`]);
+      expect((await introspect(a, tokens.access_token)).active).to.equal(false);
+      const after = await agent.get(done.location!);
+      expect(after.body).to.include('<p id="notice" class="notice" role="status" tabindex="-1">The site’s access is removed and it is signed out.');
+      expect(after.body).to.include('<span class="badge badge-neutral">No access</span>');
+      expect(after.body).to.not.include('/remove-access');
+      // Remove access from all sites: its own confirmation.
+      await signIn(h, b, agent, 'remove4@example.com');
+      const all = await agent.get(`${h.issuer}/console/remove-access`);
+      expect(all.body).to.include('<li><bdi>Site loss-b</bdi></li>').and.not.include('<li><bdi>Site loss-a</bdi></li>');
+      const allDone = await agent.request('POST', `${h.issuer}/console/remove-access`, formFor(all.body, '/console/remove-access').fields, { origin: h.issuer });
+      expect(allDone.location).to.equal(`${h.issuer}/console?done=all_access_removed#notice`);
+      const sites = (await api(agent, 'GET', '/sites')).body as { status: string }[];
+      expect(sites.map((s) => s.status)).to.deep.equal(['access_removed', 'access_removed']);
+    });
+  });
+
   describe('theft of a refresh token', () => {
     it('a rotated refresh token presented again revokes the chain; the event is logged with client, account and grant', async () => {
       const { tokens } = await signIn(h, a, new Agent(), 'theft1@example.com');
       const events: unknown[] = [];
       h.reference.provider.on('signout_notify.replay_detected' as never, (e: unknown) => events.push(e));
-      const rotated = await oidc.refreshTokenGrant(a, tokens.refresh_token!);
+      const first = await oidc.refreshTokenGrant(a, tokens.refresh_token!);
+      // The site got its answer and refreshed again (until then the reuse leeway would answer the old token again).
+      const rotated = await oidc.refreshTokenGrant(a, first.refresh_token!);
       const from = lines.length;
 
-      // The thief (or the victim, whichever comes second) presents the old one.
+      // The thief (or the victim, whichever comes second) presents an old one.
       expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
       expect(await oauthError(oidc.refreshTokenGrant(a, rotated.refresh_token!))).to.equal('invalid_grant');
       expect(await introspect(a, rotated.access_token)).to.deep.equal({ active: false });
@@ -193,7 +324,37 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(report[0]!.fields!.grantId).to.be.a('string').and.have.length.greaterThan(10);
       expect(events).to.have.length(1);
       // No token value reaches the log.
-      expect(JSON.stringify(lines)).to.not.include(tokens.refresh_token!).and.not.include(rotated.refresh_token!);
+      expect(JSON.stringify(lines)).to.not.include(tokens.refresh_token!).and.not.include(first.refresh_token!).and.not.include(rotated.refresh_token!);
+    });
+
+    it('reaches plugin.on listeners too; one that throws is logged and the answer stays invalid_grant; the function on() returns removes a listener', async () => {
+      const { tokens } = await signIn(h, a, new Agent(), 'theft2@example.com');
+      const seen: ReplayEvent[] = [];
+      const removed: ReplayEvent[] = [];
+      const stopRemoved = h.reference.plugin.on(REPLAY_EVENT, (e) => removed.push(e));
+      stopRemoved();
+      const stopSeen = h.reference.plugin.on(REPLAY_EVENT, (e) => seen.push(e));
+      const stopThrowing = h.reference.plugin.on(REPLAY_EVENT, () => { throw new Error('a bug in the host'); });
+      const onProvider: unknown[] = [];
+      const providerListener = (e: unknown) => onProvider.push(e);
+      h.reference.provider.on(REPLAY_EVENT as never, providerListener);
+      try {
+        const rotated = await oidc.refreshTokenGrant(a, tokens.refresh_token!);
+        await oidc.refreshTokenGrant(a, rotated.refresh_token!);
+        const from = lines.length;
+        expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+        expect(seen).to.have.length(1);
+        expect(seen[0]).to.include({ model: 'RefreshToken', clientId: 'loss-a', accountId: await accountId('theft2@example.com') });
+        expect(removed).to.deep.equal([]);
+        // The throwing listener does not keep the provider's listeners from hearing it.
+        expect(onProvider).to.deep.equal(seen);
+        const logged = lines.slice(from).filter((l) => l.message === 'an event listener threw');
+        expect(logged.map((l) => [l.level, l.fields])).to.deep.equal([['error', { event: REPLAY_EVENT, reason: 'a bug in the host' }]]);
+      } finally {
+        stopSeen();
+        stopThrowing();
+        h.reference.provider.off(REPLAY_EVENT as never, providerListener);
+      }
     });
   });
 
@@ -266,12 +427,19 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(callbackParams(res)).to.deep.include({ error: 'access_denied', state: 'st-1' });
     });
 
-    it('removes through the exported removeMember too', async () => {
+    it('removes through the exported removeMember too; once, with one logout token (sub only: the site does not require sid)', async () => {
       const { tokens } = await signIn(h, org, new Agent(), 'eve@acme.example');
       const eveId = await accountId('eve@acme.example');
+      const before = receiver.tokens.length;
       expect(await h.reference.plugin.removeMember('acme', eveId)).to.equal('removed');
       expect(await oauthError(oidc.refreshTokenGrant(org, tokens.refresh_token!))).to.equal('invalid_grant');
+      const [token] = receiver.tokens.slice(before);
+      expect(receiver.tokens.length - before).to.equal(1);
+      const payload = await receiver.verify(token!, h.issuer, 'loss-org');
+      expect([payload.sub, payload.sid]).to.deep.equal([tokens.claims()!.sub, undefined]);
       expect(await h.reference.plugin.removeMember('acme', eveId)).to.equal('already_removed');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.tokens.length - before).to.equal(1);
       expect(await h.reference.plugin.removeMember('acme', 'nobody')).to.equal('not_member');
     });
   });

@@ -29,7 +29,7 @@ describe('POST /api/notify', () => {
         contacts: async (accountId: string) => {
           const account = await h.reference.accounts.get(accountId);
           if (!account) return undefined;
-          return noEmail.has(account.email) ? { locale: account.locale } : { email: account.email, locale: account.locale };
+          return noEmail.has(account.email ?? '') ? { locale: account.locale } : { email: account.email, locale: account.locale };
         },
       },
     });
@@ -133,6 +133,30 @@ describe('POST /api/notify', () => {
       await check(notify(message(sub), { headers: { 'idempotency-key': 'a b' } }), invalid('Idempotency-Key: at most 255 visible ASCII characters'));
     });
 
+    it('refuses every JSON body that is not an object, and holds the length limits of sub, url and Idempotency-Key at their edges', async () => {
+      for (const raw of ['null', '[]', '"a string"', '42', 'true']) {
+        await check(notify(undefined, { raw }), invalid('body must be a JSON object'));
+      }
+      await check(notify(message('s'.repeat(256))), invalid('sub: at most 255 characters'));
+      // 255 is a sub the site may have: well formed, only unknown here.
+      await check(notify(message('s'.repeat(255))), { status: 403, json: { error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' } });
+      const longUrl = (n: number) => `https://shop.example/${'p'.repeat(n - 'https://shop.example/'.length)}`;
+      await check(notify(message(sub, { category: 'product', url: longUrl(2049) })), invalid('url: at most 2048 characters'));
+      expect((await notify(message(sub, { category: 'product', url: longUrl(2048) }))).status).to.equal(202);
+      await check(notify(message(sub, { category: 'product' }), { headers: { 'idempotency-key': 'k'.repeat(256) } }), invalid('Idempotency-Key: at most 255 visible ASCII characters'));
+      expect((await notify(message(sub, { category: 'product' }), { headers: { 'idempotency-key': 'k'.repeat(255) } })).status).to.equal(202);
+    });
+
+    it('answers with Cache-Control: no-store, the 202 and every error alike', async () => {
+      const answers = [
+        await notify(message(sub, { category: 'product' })),
+        await notify(message(sub), { type: 'text/plain' }),
+        await notify(message(sub), { auth: null }),
+        await notify(message('nobody-here')),
+      ];
+      expect(answers.map((a) => [a.status, a.headers.get('cache-control')])).to.deep.equal([[202, 'no-store'], [400, 'no-store'], [401, 'no-store'], [403, 'no-store']]);
+    });
+
     it('counts characters as code points: 120 emoji fit the title, 2000 with newlines and tabs the body', async () => {
       const res = await notify(message(sub, { category: 'product', title: '🎉'.repeat(120), body: `${'a\tb\n'.repeat(500)}` }));
       expect(res.status).to.equal(202);
@@ -180,9 +204,14 @@ describe('POST /api/notify', () => {
       await connect('known@example.com');
       const res = await notify(message('someone-else'));
       expect({ status: res.status, json: res.json }).to.deep.equal({ status: 403, json: { error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' } });
-      // A subject of another site is no subject of this one.
-      const subAtOther = await connect('known@example.com', other);
-      expect((await notify(message(subAtOther))).status).to.equal(subAtOther === await accountId('known@example.com') ? 202 : 403);
+      // A subject of another site is no subject of this one: this person signed in to the other site only.
+      const subAtOther = await connect('other-only@example.com', other);
+      expect((await notify(message(subAtOther), { client: other })).status, 'known to the other site').to.equal(202);
+      expect((await notify(message(subAtOther))).status).to.equal(403);
+      // Nor is another site's pairwise subject of a person this site does know.
+      const pairwiseSub = await connect('known@example.com', pairwise);
+      expect(pairwiseSub).to.not.equal(await accountId('known@example.com'));
+      expect((await notify(message(pairwiseSub))).status).to.equal(403);
     });
 
     it('uses the subject from the ID token, pairwise subjects included', async () => {
@@ -204,10 +233,16 @@ describe('POST /api/notify', () => {
   describe('the result', () => {
     it('follows the category defaults: transactional by email, product in the account only, promotions off', async () => {
       const sub = await connect('cat@example.com');
-      expect((await notify(message(sub))).json).to.deep.equal({ inApp: true, email: true, skipped: null });
-      expect((await notify(message(sub, { category: 'product' }))).json).to.deep.equal({ inApp: true, email: false, skipped: null });
-      expect((await notify(message(sub, { category: 'promotions' }))).json).to.deep.equal({ inApp: false, email: false, skipped: 'category_off' });
+      expect((await notify(message(sub, { title: 'By email' }))).json).to.deep.equal({ inApp: true, email: true, skipped: null });
+      expect((await notify(message(sub, { category: 'product', title: 'In the account' }))).json).to.deep.equal({ inApp: true, email: false, skipped: null });
+      expect((await notify(message(sub, { category: 'promotions', title: 'Nowhere' }))).json).to.deep.equal({ inApp: false, email: false, skipped: 'category_off' });
       await h.smtp.waitFor(isNotificationTo('cat@example.com'));
+      // Only the transactional one was queued and sent; product and promotions never reach the mail server.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lettersTo('cat@example.com').map((l) => l.subject)).to.deep.equal(['By email']);
+      expect(await h.reference.plugin.letters.pending()).to.equal(0);
+      const inbox = await h.reference.plugin.inbox.page(await accountId('cat@example.com'));
+      expect(inbox?.items.map((i) => i.title)).to.deep.equal(['In the account', 'By email']);
     });
 
     it('skips a muted site first, then a category turned off, and says no_email when there is no address', async () => {
@@ -262,7 +297,8 @@ describe('POST /api/notify', () => {
       const res = await notify(message(sub, { category: 'product' }), { client: burst });
       expect(res.status).to.equal(429);
       expect(res.json).to.deep.equal({ error: 'rate_limited', error_description: 'too many notifications to this person; retry later' });
-      expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
+      // The rest of the 60 s window, in whole seconds (not a fixed second).
+      expect(Number(res.headers.get('retry-after'))).to.be.within(55, 60);
     });
 
     it('limits per site whoever the message is for', async () => {
@@ -274,6 +310,68 @@ describe('POST /api/notify', () => {
       const res = await notify(message(subs[0]!, { category: 'product' }), { client: burst });
       expect(res.status).to.equal(429);
       expect(res.json).to.deep.equal({ error: 'rate_limited', error_description: 'too many notifications from this site; retry later' });
+    });
+  });
+
+  describe('one-click unsubscribe as receivers send it', () => {
+    /** A letter to a newly connected person, and its List-Unsubscribe link. */
+    async function linkFor(email: string): Promise<{ sub: string; link: string }> {
+      const sub = await connect(email);
+      await notify(message(sub));
+      const letter = await h.smtp.waitFor(isNotificationTo(email));
+      return { sub, link: rawHeader(letter, 'list-unsubscribe')!.slice(1, -1) };
+    }
+
+    const bodies: [string, () => RequestInit][] = [
+      ['multipart/form-data (RFC 8058\'s recommended form)', () => {
+        const form = new FormData();
+        form.set('List-Unsubscribe', 'One-Click');
+        return { body: form };
+      }],
+      ['a malformed multipart body', () => ({ headers: { 'content-type': 'multipart/form-data; boundary=zzz' }, body: 'List-Unsubscribe=One-Click' })],
+      ['a body of no known kind', () => ({ headers: { 'content-type': 'text/plain' }, body: 'List-Unsubscribe=One-Click' })],
+    ];
+    for (const [kind, init] of bodies) {
+      it(`turns that category's email off for ${kind}`, async () => {
+        const email = `unsub-${kind.replace(/\W+/g, '-').slice(0, 30).toLowerCase()}@example.com`;
+        const { sub, link } = await linkFor(email);
+        const res = await fetch(link, { method: 'POST', ...init() });
+        expect(res.status).to.equal(200);
+        expect(await res.text()).to.include('<html');
+        expect((await notify(message(sub))).json).to.deep.equal({ inApp: true, email: false, skipped: null });
+      });
+    }
+  });
+
+  describe('an Idempotency-Key after its window', () => {
+    let main: Harness;
+    before(async () => {
+      main = h;
+      h = await startHarness('notify-idem-window', { clients: [site], plugin: { letters: { backoffMs: 50 }, notify: { idempotencySeconds: 1 } } });
+    });
+    after(async () => {
+      await h.close();
+      h = main;
+    });
+
+    it('names a new notification: stored again and sent again, never a 202 that delivers nothing', async () => {
+      const sub = await connect('idem-window@example.com');
+      const headers = { 'idempotency-key': 'weekly-digest' };
+      const first = await notify(message(sub, { title: 'Digest' }), { headers });
+      const replay = await notify(message(sub, { title: 'Digest' }), { headers });
+      expect([first.status, first.json, replay.json]).to.deep.equal([202, { inApp: true, email: true, skipped: null }, first.json]);
+      await h.smtp.waitFor(isNotificationTo('idem-window@example.com'));
+
+      await new Promise((r) => setTimeout(r, 1100));
+      const later = await notify(message(sub, { title: 'Digest' }), { headers });
+      expect([later.status, later.json]).to.deep.equal([202, { inApp: true, email: true, skipped: null }]);
+      await h.smtp.waitFor(() => lettersTo('idem-window@example.com').length >= 2);
+      await new Promise((r) => setTimeout(r, 200));
+      const ids = lettersTo('idem-window@example.com').map((l) => String(l.headers.get('x-notification-id')));
+      expect(ids).to.have.length(2);
+      expect(new Set(ids).size).to.equal(2);
+      const inbox = await h.reference.plugin.store.zentries(`${h.prefix}account:{${await accountId('idem-window@example.com')}}:inbox`);
+      expect(inbox.map(([id]) => id).sort()).to.deep.equal([...ids].sort());
     });
   });
 

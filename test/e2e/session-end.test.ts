@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 
+import { t } from '../../src/i18n/index.ts';
 import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
@@ -10,15 +11,18 @@ describe('sign-out of the service (/session/end)', () => {
   let receiver: BackchannelReceiver;
   let a: oidc.Configuration;
   let b: oidc.Configuration;
+  let c: oidc.Configuration;
   const siteA = siteClient('end-a');
+  const siteC = siteClient('end-c');
   let siteB: ReturnType<typeof siteClient>;
 
   before(async () => {
     receiver = await startReceiver();
     siteB = siteClient('end-b', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
-    h = await startHarness('session-end', { clients: [siteA, siteB], allowPrivateFetchHosts: ['127.0.0.1'] });
+    h = await startHarness('session-end', { clients: [siteA, siteB, siteC], allowPrivateFetchHosts: ['127.0.0.1'] });
     a = await discover(h, siteA);
     b = await discover(h, siteB);
+    c = await discover(h, siteC);
   });
   after(async () => {
     await h.close();
@@ -69,11 +73,38 @@ describe('sign-out of the service (/session/end)', () => {
     expect(res.location).to.equal(`${siteB.post_logout_redirect_uris![0]}?state=st-2`);
   });
 
-  it('with a valid hint that carries no sid asks, since the session cannot be matched', async () => {
+  it('with a valid hint from a site registered with nothing special (no sid in its ID tokens) signs out without a question', async () => {
     const agent = new Agent();
     const { tokens } = await signIn(h, a, agent, 'end2b@example.com');
     expect(tokens.claims()!.sid).to.equal(undefined);
-    const page = await endSession(agent, { id_token_hint: tokens.id_token! });
+    const page = await endSession(agent, {
+      id_token_hint: tokens.id_token!, post_logout_redirect_uri: siteA.post_logout_redirect_uris![0]!, state: 'st-a',
+    });
+    expect(page.status).to.equal(200);
+    expect(page.body).to.include('<script>');
+    expect(page.body).to.not.include('Stay signed in');
+    const res = await agent.submit(page, forms(page.body)[0]!);
+    expect(res.status).to.equal(303);
+    expect(res.location).to.equal(`${siteA.post_logout_redirect_uris![0]}?state=st-a`);
+    expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
+  });
+
+  it('with a hint for another person asks', async () => {
+    const agent = new Agent();
+    await signIn(h, a, agent, 'end2c@example.com');
+    const other = await signIn(h, a, new Agent(), 'end2d@example.com');
+    const page = await endSession(agent, { id_token_hint: other.tokens.id_token! });
+    expect(page.body).to.not.include('<script');
+    expect(page.body).to.include('Stay signed in');
+    expect(page.body).to.include('end2c@example.com');
+  });
+
+  it('with a hint from a site this session never signed in to asks, though the person is the same', async () => {
+    const agent = new Agent();
+    await signIn(h, a, agent, 'end2e@example.com');
+    const elsewhere = await signIn(h, c, new Agent(), 'end2e@example.com');
+    expect(elsewhere.tokens.claims()!.sid).to.equal(undefined);
+    const page = await endSession(agent, { id_token_hint: elsewhere.tokens.id_token! });
     expect(page.body).to.not.include('<script');
     expect(page.body).to.include('Stay signed in');
   });
@@ -121,7 +152,7 @@ describe('sign-out of the service (/session/end)', () => {
     const query = new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/', state: 's' });
     const page = await agent.get(`${h.issuer}/Session/End/?${query}`);
     expect(page.status).to.equal(200);
-    expect(page.body).to.include('Stay signed in');
+    expect(page.body).to.include('name="logout" value="yes"');
     const res = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
     expect(res.location).to.equal(`${h.issuer}/session/end/success`);
     expect((await agent.follow(res)).body).to.include('not registered');
@@ -139,7 +170,7 @@ describe('sign-out of the service (/session/end)', () => {
     expect(target.searchParams.get('id_token_hint')).to.equal(tokens.id_token);
     const page = await agent.follow(posted);
     expect(page.status).to.equal(200);
-    expect(page.body).to.include('Stay signed in');
+    expect(page.body).to.include('name="logout" value="yes"');
     const res = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
     expect(res.location).to.equal(`${h.issuer}/session/end/success`);
   });
@@ -155,12 +186,18 @@ describe('sign-out of the service (/session/end)', () => {
     expect((await oidc.tokenIntrospection(b, refreshed.access_token)).active).to.equal(true);
   });
 
-  it('"Stay signed in" keeps the service session: the next sign-in goes straight through', async () => {
+  it('"Stay signed in" keeps the service session and ends on a page that says so: the next sign-in goes straight through', async () => {
     const agent = new Agent();
     const { tokens } = await signIn(h, a, agent, 'end6@example.com');
     const page = await endSession(agent, { client_id: 'end-a' });
     const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')), stopAtSite);
     expect(res.status).to.equal(200);
+    expect(res.url).to.equal(`${h.issuer}/session/end/success?client_id=end-a`);
+    expect(res.body).to.include(`<h1>${t('en', 'stayed.title')}</h1>`);
+    expect(res.body).to.include(t('en', 'stayed.body', { serviceName: 'Sign-in service' }));
+    expect(res.body).to.include(t('en', 'stayed.site', { clientName: 'Site end-a' }));
+    expect(res.body).to.not.include(t('en', 'signedout.title'));
+    expect(res.body).to.include(`<a class="button secondary" href="${h.issuer}/console">${t('en', 'stayed.console')}</a>`);
     // The site that asked is signed out (its grant without offline_access goes) ...
     expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
     // ... the person is not: no address, no code.
@@ -168,6 +205,31 @@ describe('sign-out of the service (/session/end)', () => {
       redirect_uri: siteA.redirect_uris![0]!, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256',
     }).href), stopAtSite);
     expect(again.body).to.not.include('name="email"');
+  });
+
+  it('"Stay signed in" without any site (the console\'s Sign out link) says nothing changed but the person is still signed in', async () => {
+    const agent = new Agent();
+    await signIn(h, a, agent, 'end6b@example.com');
+    const page = await endSession(agent);
+    const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+    expect(res.url).to.equal(`${h.issuer}/session/end/success`);
+    expect(res.body).to.include(`<h1>${t('en', 'stayed.title')}</h1>`);
+    expect(res.body).to.not.include('You are signed out');
+  });
+
+  it('"Stay signed in" with a registered return address ends on that page, with the address (and state) as the way back', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, b, agent, 'end6c@example.com');
+    const back = siteB.post_logout_redirect_uris![0]!;
+    // Another session's hint (another sid): the person is asked, and stays.
+    const other = await signIn(h, b, new Agent(), 'end6c@example.com');
+    const page = await endSession(agent, { id_token_hint: other.tokens.id_token!, post_logout_redirect_uri: back, state: 'st-6' });
+    expect(page.body).to.include('Stay signed in');
+    const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')), stopAtSite);
+    expect(res.status).to.equal(200);
+    expect(res.url).to.equal(`${h.issuer}/session/end/success?client_id=end-b`);
+    expect(res.body).to.include(`<a class="button primary" href="${back}?state=st-6">${t('en', 'stayed.back', { clientName: 'Site end-b' })}</a>`);
+    expect(tokens.refresh_token).to.be.a('string');
   });
 
   it('sends a signed back-channel logout token to a site on a loopback address', async () => {

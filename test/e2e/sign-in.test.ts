@@ -122,8 +122,9 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     const { codePage, code } = await requestCode(h, flow, 'wrong-once@example.com');
     const wrong = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code: wrongCode(code) });
     expect(wrong.status).to.equal(400);
-    expect(wrong.body).to.include(alert('code-error', t('en', 'code.error.invalid')));
-    expect(wrong.body).to.match(/<input id="code" name="code"[^>]* aria-invalid="true">/);
+    expect(wrong.body).to.include(alert('code-error', t('en', 'code.error.invalid', { count: 4 })));
+    expect(wrong.body).to.include('Attempts left for this code: 4.');
+    expect(wrong.body).to.match(/<input id="code" name="code"[^>]* aria-invalid="true" autofocus>/);
     const right = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code });
     expect(right.status).to.equal(303);
     expect(right.location).to.match(new RegExp(`^${h.issuer}/auth/[\\w-]+$`));
@@ -132,27 +133,42 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     expect(forms(next.body).map((f) => f.action.replace(/^\/interaction\/[\w-]+/, ''))).to.deep.equal(['/confirm', '/abort']);
   });
 
-  it('voids the code after 5 wrong attempts: the right one is then refused with the login form', async () => {
+  it('counts down the attempts of a code; the 5th wrong one voids it, says so, and offers a new code to the same address', async () => {
     const email = 'five-wrong@example.com';
     const flow = await begin(h, new Agent());
     const { codePage, code } = await requestCode(h, flow, email);
     const form = formFor(codePage.body, '/code');
-    for (let i = 1; i <= 5; i += 1) {
+    for (let i = 1; i <= 4; i += 1) {
       const wrong = await flow.agent.submit(codePage, form, { code: wrongCode(code) });
       expect(wrong.status, `wrong attempt ${i}`).to.equal(400);
-      expect(wrong.body, `wrong attempt ${i}`).to.include(alert('code-error', t('en', 'code.error.invalid')));
+      expect(wrong.body, `wrong attempt ${i}`).to.include(alert('code-error', t('en', 'code.error.invalid', { count: 5 - i })));
+      expect(wrong.body, `wrong attempt ${i}`).to.include('name="code"');
     }
+    const last = await flow.agent.submit(codePage, form, { code: wrongCode(code) });
+    expect(last.status).to.equal(400);
+    expect(last.body).to.include(alert('code-error', t('en', 'code.error.used_up')));
+    // No field for a code that cannot work; the address stays, and a new code is one press away.
+    expect(last.body).to.not.include('name="code"');
+    expect(last.body).to.include(`<strong>${email}</strong>`);
+    expect(last.body).to.match(/<button type="submit" class="primary">Send a new code<\/button>/);
+    // The right code no longer works either (a stale form): said on the code step, address kept.
     const refused = await flow.agent.submit(codePage, form, { code });
     expect(refused.status).to.equal(400);
-    expect(refused.body).to.include(alert('email-error', t('en', 'code.error.expired')));
-    expect(refused.body).to.not.include('name="code"');
-    const login = formFor(refused.body, '/email');
-    expect(login.fields.email).to.equal(email);
-    // The interaction is back at the login form.
+    expect(refused.body).to.include(alert('code-error', t('en', 'code.error.expired')));
+    expect(refused.body).to.not.include('name="email"');
     const again = await flow.agent.get(flow.page.url);
-    expect(again.status).to.equal(200);
-    expect(again.body).to.include('name="email"');
-    expect(again.body).to.not.include('name="code"');
+    expect(again.body).to.include(alert('code-error', t('en', 'code.error.unusable')));
+    // "Send a new code": a new letter to the same address, no typing; its code signs in.
+    const before = lettersTo(h, email).length;
+    const resent = await flow.agent.submit(again, formFor(again.body, '/resend'));
+    expect(resent.status).to.equal(303);
+    const letter = await h.smtp.waitFor((l) => recipients(l).includes(email) && lettersTo(h, email).indexOf(l) >= before);
+    const fresh = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
+    const page = await flow.agent.get(resent.location!);
+    expect(page.body).to.include(`<p role="status">${t('en', 'code.resent', { email: `<strong>${email}</strong>` })}</p>`);
+    const ok = await flow.agent.submit(page, formFor(page.body, '/code'), { code: fresh });
+    expect(ok.status).to.equal(303);
+    expect(ok.location).to.match(new RegExp(`^${h.issuer}/auth/[\\w-]+$`));
   });
 
   it('uses a code once: replaying the successful POST with the same fields and cookies signs nobody in', async () => {
@@ -175,7 +191,7 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     const replayed = await replayer().request('POST', action, { ...form.fields, code });
     expect(replayed.status).to.equal(400);
     expect(replayed.location).to.equal(undefined);
-    expect(replayed.body).to.include(alert('email-error', t('en', 'code.error.expired')));
+    expect(replayed.body).to.include(alert('email-error', t('en', 'code.error.missing')));
     expect(replayed.body).to.include('name="email"');
 
     // Replayed after the sign-in went on (the interaction is consumed): a session error page.
@@ -207,7 +223,7 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
       const res = await flow.agent.request('POST', action, fields);
       expect(res.status, what).to.equal(400);
       expect(res.location, what).to.equal(undefined);
-      expect(res.body, what).to.include('<p role="alert">the form is out of date; reload the page</p>');
+      expect(res.body, what).to.include(`<p role="alert">${t('en', 'error.form_expired')}</p>`);
       expect(res.body, what).to.not.include('name="code"');
     }
     await settle();
@@ -258,7 +274,7 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
       expect(codePage.body).to.include(`<html lang="${locale}" dir="ltr">`);
       expect(codePage.body).to.include(`<h1>${t(locale, 'code.title')}</h1>`);
       expect(letter.subject).to.equal(t(locale, 'letter.subject', { code, serviceName: SERVICE }));
-      expect(letter.text).to.include(t(locale, 'letter.intro', { serviceName: SERVICE }));
+      expect(letter.text).to.include(t(locale, 'letter.intro_site', { serviceName: SERVICE, clientName: site.client_name! }));
     });
   }
 
@@ -321,7 +337,7 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
 });
 
 describe('reference provider, sign-in code limits (Redis)', () => {
-  it('refuses an expired code', async () => {
+  it('refuses an expired code on the code step, keeps the address and offers a new code', async () => {
     const h = await startHarness('sign-in-ttl', { clients: [site], loginCodeLimits: { ...defaultLoginCodeLimits, ttlMs: 300 } });
     try {
       const flow = await begin(h, new Agent());
@@ -330,9 +346,11 @@ describe('reference provider, sign-in code limits (Redis)', () => {
       const res = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code });
       expect(res.status).to.equal(400);
       expect(res.location).to.equal(undefined);
-      expect(res.body).to.include(alert('email-error', t('en', 'code.error.expired')));
-      expect(res.body).to.include('name="email"');
+      expect(res.body).to.include(alert('code-error', t('en', 'code.error.expired')));
+      expect(res.body).to.include('<strong>late@example.com</strong>');
+      expect(res.body).to.not.include('name="email"');
       expect(res.body).to.not.include('name="code"');
+      expect(formFor(res.body, '/resend').fields).to.have.keys('csrf');
     } finally {
       await h.close();
     }
@@ -360,7 +378,7 @@ describe('reference provider, sign-in code limits (Redis)', () => {
       const retryAfter = third.headers.get('retry-after');
       expect(retryAfter).to.match(/^\d+$/);
       expect(Number(retryAfter)).to.be.within(1, 60);
-      expect(third.body).to.include(alert('email-error', t('en', 'login.error.rate_limited')));
+      expect(third.body).to.include(alert('email-error', t('en', 'login.error.rate_limited', { wait: '1 minute' })));
       expect(formFor(third.body, '/email').fields.email).to.equal(email);
       await settle(300);
       expect(lettersTo(h, email)).to.have.length(2);
@@ -386,7 +404,7 @@ describe('reference provider, sign-in code limits (Redis)', () => {
       const retryAfter = third.headers.get('retry-after');
       expect(retryAfter).to.match(/^\d+$/);
       expect(Number(retryAfter)).to.be.within(1, 30);
-      expect(third.body).to.include(alert('email-error', t('en', 'login.error.rate_limited')));
+      expect(third.body).to.include(alert('email-error', t('en', 'login.error.ip_limited', { wait: '1 minute' })));
       await h.smtp.waitFor(() => lettersTo(h, addresses[1]!).length === 1);
       await settle(300);
       expect(addresses.map((a) => lettersTo(h, a).length)).to.deep.equal([1, 1, 0]);

@@ -14,7 +14,7 @@ import { freePort } from '../helpers/net.ts';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Variables start.ts reads; the newcomer has none of them set. */
-const SETTINGS = ['PORT', 'ISSUER', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'CONFIG_FILE', 'JWKS_FILE', 'JWKS', 'COOKIE_KEYS', 'TRUST_PROXY', 'SERVICE_NAME', 'DEMO_PORT', 'ALLOW_PRIVATE_FETCH_HOSTS'];
+const SETTINGS = ['PORT', 'ISSUER', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'CONFIG_FILE', 'JWKS_FILE', 'JWKS', 'COOKIE_KEYS', 'TRUST_PROXY', 'SERVICE_NAME', 'DEMO_PORT', 'ALLOW_PRIVATE_FETCH_HOSTS', 'MAIL_OUTBOX'];
 
 interface Run {
   child: ChildProcess;
@@ -128,6 +128,8 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
     });
     expect(run.output()).to.include('EMBEDDED IN-MEMORY STORE');
     expect(run.stderr()).to.include('EMBEDDED IN-MEMORY STORE');
+    // A localhost issuer lets back-channel logout reach the demo site on localhost, and says so.
+    expect(run.stdout()).to.include('Back-channel logout may reach these hosts on private addresses: localhost.');
   });
 
   it('prints letters to its output (development outbox), with a code that signs in', async () => {
@@ -190,6 +192,26 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
   });
 });
 
+describe('start.ts with an issuer that is not on localhost', () => {
+  after(stopAll);
+
+  it('refuses to start without SMTP_URL (letters hold sign-in codes) unless MAIL_OUTBOX=log', async () => {
+    const run = start({ PORT: String(await freePort()), DEMO_PORT: String(await freePort()), ISSUER: 'https://id.example.test' });
+    const { code } = await exitWithin(run, 5000);
+    expect(code).to.equal(1);
+    expect(run.stderr().trim()).to.equal('Configuration error: environment: SMTP_URL: required for the issuer https://id.example.test (letters hold sign-in codes); set MAIL_OUTBOX=log to print them to the log instead');
+  });
+
+  it('with MAIL_OUTBOX=log starts, warns loudly, and lets back-channel logout reach no private host (the demo site on localhost included)', async () => {
+    const run = start({ PORT: String(await freePort()), DEMO_PORT: String(await freePort()), ISSUER: 'https://id.example.test', MAIL_OUTBOX: 'log' });
+    await waitForOutput(run, /^Identity provider listening on https:\/\/id\.example\.test /m);
+    expect(run.stderr()).to.include('LETTERS ARE PRINTED TO THE LOG');
+    expect(run.stderr()).to.include('Back-channel logout to the demo site (localhost) is refused for this issuer; set ALLOW_PRIVATE_FETCH_HOSTS=localhost to allow it.');
+    expect(run.output()).to.not.include('may reach these hosts');
+    await stop(run);
+  });
+});
+
 describe('quick start: bad configuration stops start-up with one clear message', () => {
   let dir: string;
 
@@ -244,5 +266,14 @@ describe('quick start: bad configuration stops start-up with one clear message',
     });
     const line = await refused({ PORT: String(await freePort()), CONFIG_FILE: path });
     expect(line).to.equal(`Configuration error: CONFIG_FILE ${path}: organizations[0].clients[0]: unknown client "nope"`);
+  });
+
+  it('an upstream whose issuer is plain http off loopback names upstreams[0].issuer', async () => {
+    const path = await configFile('http-upstream.json', {
+      clients: [],
+      upstreams: [{ id: 'social', name: 'Social', issuer: 'http://social.example', client_id: 'a', client_secret: 'b' }],
+    });
+    const line = await refused({ PORT: String(await freePort()), CONFIG_FILE: path });
+    expect(line).to.equal(`Configuration error: CONFIG_FILE ${path}: upstreams[0].issuer: must be an https:// URL (http:// on localhost or 127.0.0.1 only, for development)`);
   });
 });

@@ -19,6 +19,8 @@ export interface Form {
 export class Agent {
   readonly cookies = new Map<string, Map<string, string>>();
   acceptLanguage = 'en';
+  /** Sent with every request (e.g. the X-Forwarded-For a proxy in front would add). */
+  headers: Record<string, string> = {};
 
   #cookieHeader(url: URL): string {
     const jar = this.cookies.get(url.host);
@@ -49,6 +51,7 @@ export class Agent {
         accept: 'text/html,application/xhtml+xml',
         'accept-language': this.acceptLanguage,
         ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...this.headers,
         ...headers,
       },
       body: body ? new URLSearchParams(body).toString() : undefined,

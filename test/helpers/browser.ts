@@ -1,7 +1,9 @@
 /**
- * A real Chromium for end-to-end tests: the Debian build at /usr/bin/chromium,
- * driven by playwright-core, never downloaded. Plus a tiny relying site on
- * 127.0.0.1 for the browser to land on.
+ * A real Chromium for end-to-end tests, driven by playwright-core and never
+ * downloaded at run time: CHROMIUM_PATH, else Debian's /usr/bin/chromium, else
+ * the binary shipped inside the registry package @sparticuz/chromium (a dev
+ * dependency, so `npm install && npm test` needs no system browser). Plus a
+ * tiny relying site on 127.0.0.1 for the browser to land on.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -14,7 +16,24 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 
 import { freePort } from './net.ts';
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Debian's Chromium (`apt-get install -y chromium`), used when present. */
+export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Which Chromium the tests drive: `CHROMIUM_PATH` if set (it must exist),
+ * else Debian's, else the one inside @sparticuz/chromium (unpacked once into
+ * the temp directory by the package itself; its Lambda flags are not used).
+ */
+export async function chromiumExecutable(): Promise<string> {
+  const chosen = process.env.CHROMIUM_PATH;
+  if (chosen) {
+    if (!existsSync(chosen)) throw new Error(`CHROMIUM_PATH=${chosen} does not exist`);
+    return chosen;
+  }
+  if (existsSync(SYSTEM_CHROMIUM)) return SYSTEM_CHROMIUM;
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return packaged.executablePath();
+}
 
 /** Exactly these flags; the user data directory is a fresh mkdtemp directory (launchPersistentContext). */
 export const CHROMIUM_FLAGS = [
@@ -95,21 +114,16 @@ export async function step<T>(log: BrowserLog, name: string, action: () => Promi
   }
 }
 
-/**
- * Launches /usr/bin/chromium headless on a fresh user data directory.
- * Fails (never skips) when the browser is not installed.
- */
+/** Launches Chromium (see chromiumExecutable) headless on a fresh user data directory. Never skips. */
 export async function launchChromium(options: BrowserContextOptions = {}): Promise<Chromium> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}; this test needs it and never downloads a browser (Debian: apt-get install -y chromium).`);
-  }
+  const executablePath = await chromiumExecutable();
   const userDataDir = await mkdtemp(join(tmpdir(), 'osn-chromium-'));
   const log: BrowserLog = { console: [], pageErrors: [] };
   const extra: BrowserContext[] = [];
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
+      executablePath,
       headless: true,
       args: CHROMIUM_FLAGS,
       timeout: BROWSER_TIMEOUT_MS,

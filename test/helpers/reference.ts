@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { ClientMetadata } from 'oidc-provider';
 import * as oidc from 'openid-client';
 
 import { createReferenceProvider, type ReferenceProvider, type ReferenceSettings } from '../../examples/reference/provider.ts';
 import { Agent, formFor, type Response } from './agent.ts';
 import { freePort } from './net.ts';
-import { dropPrefix, redisClient, uniquePrefix } from './redis.ts';
+import { dropPrefix, testRedis, uniquePrefix } from './redis.ts';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from './smtp.ts';
 
 export const RP = 'http://127.0.0.1:9';
@@ -33,21 +33,28 @@ export interface Harness {
   reference: ReferenceProvider;
   smtp: SmtpSink;
   /** The test's own Redis client (undefined for the embedded store). */
-  redis?: Redis;
+  redis?: Redis | Cluster;
   prefix: string;
   close(): Promise<void>;
 }
 
-/** The reference provider on a free port, on real Redis (or embedded) and a real SMTP sink. */
-export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean; smtp?: SmtpSinkOptions } & Partial<ReferenceSettings>): Promise<Harness> {
-  const smtp = await startSmtpSink(opts.smtp);
+/**
+ * The reference provider on a free port (or `port`), on real Redis (or
+ * embedded, or the given `client`: the Cluster pass) and a real SMTP sink.
+ * Its issuer is http://127.0.0.1:<port>, or http://localhost:<port> with
+ * `host: 'localhost'`: passkeys need a domain (browsers refuse an IP address
+ * as WebAuthn RP ID); it listens on 127.0.0.1 either way.
+ */
+export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean; smtp?: SmtpSinkOptions; client?: Redis | Cluster; port?: number; host?: 'localhost' | '127.0.0.1' } & Partial<ReferenceSettings>): Promise<Harness> {
+  const { embedded, smtp: smtpOptions, client, port: chosen, host, ...settings } = opts;
+  const smtp = await startSmtpSink(smtpOptions);
   const prefix = uniquePrefix(name);
-  const redis = opts.embedded ? undefined : redisClient();
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const redis = embedded ? undefined : (client ?? testRedis());
+  const port = chosen ?? await freePort();
+  const issuer = `http://${host ?? '127.0.0.1'}:${port}`;
   const reference = await createReferenceProvider({
     logger: silent,
-    ...opts,
+    ...settings,
     issuer,
     redis,
     keyPrefix: prefix,
@@ -135,6 +142,16 @@ export async function throughSignInPages(h: Harness, agent: Agent, start: Respon
     }
   }
   return { res, pages, code };
+}
+
+/** A site's POST /api/notify (HTTP Basic, JSON): the status and the answer. */
+export async function notifyAs(h: Harness, client: ClientMetadata, message: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${h.issuer}/api/notify`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify(message),
+  });
+  return { status: res.status, body: await res.json() };
 }
 
 /** The error code of a failed openid-client call. */

@@ -18,6 +18,8 @@ export interface SmtpSink {
   letters: ParsedMail[];
   /** Recipients tried at RCPT TO (refused ones included), in order. */
   attempts: string[];
+  /** Letters whose sender went away before the final 250 (a transfer cut off mid-way). */
+  readonly abandoned: number;
   /** Resolves with the first letter (already received or still to come) that matches. */
   waitFor(match: (letter: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   const attempts: string[] = [];
   const waiters = new Set<() => void>();
   const closed = new Set<string>();
+  let abandoned = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -53,6 +56,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       simpleParser(stream).then(async (letter) => {
         if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
         if (closed.has(session.id)) {
+          abandoned += 1;
           callback(new Error('sender went away'));
           return;
         }
@@ -73,6 +77,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     port,
     letters,
     attempts,
+    get abandoned() { return abandoned; },
     waitFor(match, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -27,8 +27,8 @@ describe('i18n catalogs', () => {
 
   it('has the messages the reference provider relies on', () => {
     expect(en['login.error.invalid_email']).to.equal('Enter a valid email address.');
-    expect(en['code.error.expired']).to.equal('That code has expired or was used too many times. Request a new one.');
-    expect(en['error.session_expired']).to.equal('Your sign-in took too long. Go back to the site and start again.');
+    expect(en['code.error.expired']).to.equal('That code has expired. Send yourself a new code.');
+    expect(en['error.session_expired']).to.equal('Your sign-in took too long or has already finished. Go back to the site you came from and start again.');
     expect(en['error.not_found']).to.equal('Page not found');
   });
 

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 
 import { RedisStore, type Store } from '../../src/index.ts';
+import { StoreUnavailableError } from '../../src/store/availability.ts';
 import * as commands from '../../src/store/commands.ts';
-import { dropPrefix, redisClient, uniquePrefix } from '../helpers/redis.ts';
+import { dropPrefix, REDIS_URL, redisClient, uniquePrefix } from '../helpers/redis.ts';
 
 const nextPhase = () => new Promise((r) => setImmediate(r));
 
@@ -49,14 +50,39 @@ describe('RedisStore: commands of one event-loop phase leave in one write', () =
     expect(client.stream.writableCorked).to.equal(0);
   });
 
-  it('leaves the socket alone while the client is not connected (the offline queue holds the command)', async () => {
+  it('fails a command at once while a client that was connected is reconnecting (503 temporarily_unavailable), and never sends it later', async () => {
     const lazy = redisClient();
     await lazy.ping();
     const offline = new RedisStore(lazy, prefix);
     lazy.disconnect(true);
-    const pending = offline.get(`${prefix}missing`);
+    const started = Date.now();
+    const err = await offline.run(commands.upsert(), [`${prefix}late`], ['v', 60_000]).then(() => null, (e: unknown) => e);
+    expect(Date.now() - started).to.be.below(100);
+    expect(err).to.be.instanceOf(StoreUnavailableError);
+    expect(err).to.include({ status: 503, error: 'temporarily_unavailable' });
     expect(lazy.stream.writableCorked ?? 0).to.equal(0);
-    expect(await pending).to.equal(null);
+    await new Promise((r) => lazy.once('ready', r));
+    await nextPhase();
+    expect(await client.exists(`${prefix}late`)).to.equal(0);
     await lazy.quit();
+  });
+
+  it('waits for the first connection of a new client, at most timeoutMs', async () => {
+    const fresh = redisClient();
+    const store = new RedisStore(fresh, prefix, { timeoutMs: 2000 });
+    expect(await store.get(`${prefix}missing`)).to.equal(null);
+    await fresh.quit();
+    // A lazyConnect client is connected by its first command, as ioredis does.
+    const lazy = new Redis(REDIS_URL, { lazyConnect: true });
+    expect(await new RedisStore(lazy, prefix, { timeoutMs: 2000 }).get(`${prefix}missing`)).to.equal(null);
+    await lazy.quit();
+    const nowhere = new Redis({ port: 1, lazyConnect: false, retryStrategy: () => 50 });
+    nowhere.on('error', () => {});
+    const unreachable = new RedisStore(nowhere, prefix, { timeoutMs: 300 });
+    const started = Date.now();
+    const err = await unreachable.get(`${prefix}missing`).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(StoreUnavailableError);
+    expect(Date.now() - started).to.be.within(250, 1000);
+    nowhere.disconnect();
   });
 });

@@ -25,7 +25,7 @@ const ESCAPED_BREAKOUT = '&quot;&gt;&lt;img src=x onerror=alert(1)&gt;';
 const DIR: Record<Locale, 'ltr' | 'rtl'> = { en: 'ltr', de: 'ltr', fr: 'ltr', ar: 'rtl' };
 const CATEGORIES: Category[] = ['transactional', 'product', 'promotions'];
 const DELIVERIES: Delivery[] = ['account_and_email', 'account', 'off'];
-const NOTICES: ConsoleNotice[] = ['blocked', 'unblocked', 'saved', 'deleted', 'read', 'language'];
+const NOTICES: ConsoleNotice[] = ['blocked', 'unblocked', 'access_removed', 'all_access_removed', 'saved', 'deleted', 'read', 'language'];
 const CSP = `default-src 'none'; style-src 'sha256-${PAGE_STYLE_HASH}'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 const LOGO = 'data:image/png;base64,iVBORw0KGgo=';
 
@@ -220,7 +220,8 @@ describe('consolePage', () => {
         expect(page.html).to.include(`<nav class="toc" aria-label="${t(locale, 'console.nav.label')}">`);
         for (const category of CATEGORIES) expect(page.html).to.include(`<legend>${t(locale, `category.${category}`)}</legend>`);
         for (const delivery of DELIVERIES) expect(page.html).to.include(`>${t(locale, `console.delivery.${delivery}`)}</label>`);
-        expect(page.html).to.include(`<p class="notice" role="status">${t(locale, 'console.notice.saved')}</p>`);
+        // The notice sits in the section that changed (Senders), as the page's #notice target.
+        expect(element(page.html, 'section', 'senders')).to.include(`<p id="notice" class="notice" role="status" tabindex="-1">${t(locale, 'console.notice.saved')}</p>`);
         expect(text(page.html)).to.include(`${t(locale, 'console.inbox.title')} ${t(locale, 'console.inbox.unread_count', { count: 1 })}`);
       });
     }
@@ -229,7 +230,8 @@ describe('consolePage', () => {
   it('has one h1 and h2 sections with h3 items, and landmarks', () => {
     const page = consolePage(input()).html;
     expect(count(page, /<h1\b/g)).to.equal(1);
-    expect(count(page, /<h2\b/g)).to.equal(4);
+    // Connected sites, Senders, Messages, Devices, Language
+    expect(count(page, /<h2\b/g)).to.equal(5);
     // 3 sites, 2 senders, 2 messages
     expect(count(page, /<h3\b/g)).to.equal(7);
     expect(page).to.match(/<header class="site-header has-aside">/);
@@ -270,15 +272,18 @@ describe('consolePage', () => {
       const page = consolePage(input()).html;
       const [shop = '', news = '', game = ''] = items(element(page, 'section', 'sites'), 'tile');
       expect(shop).to.include('<a href="https://shop.example/" rel="noopener noreferrer" target="_blank"><bdi>Book Shop</bdi><span class="visually-hidden"> (opens in a new tab)</span></a>');
-      expect(shop).to.include('<p class="host">shop.example</p>');
+      expect(shop).to.include('<p class="host">shop.<wbr>example</p>');
       expect(shop).to.include('<img class="logo logo-md" src="https://shop.example/logo.png" alt="" width="44" height="44" referrerpolicy="no-referrer"');
       expect(shop).to.include('<dt>First signed in</dt><dd><time datetime="2025-01-12T09:30:00.000Z">Jan 12, 2025, 9:30 AM</time></dd>');
       expect(shop).to.include('<dt>Last signed in</dt><dd><time datetime="2026-03-02T18:05:00.000Z">Mar 2, 2026, 6:05 PM</time></dd>');
       expect(shop).to.include('<li class="chip">Your identity</li><li class="chip">Your email address</li>');
       expect(shop).to.not.include('Can act while you are signed out');
       expect(shop).to.include('<span class="badge badge-ok">Connected</span>');
+      expect(shop).to.include('<dt>Last used</dt><dd>Not yet</dd>');
       expect(links(shop).map((l) => [l.attrs.href, text(l.text)])).to.deep.equal([
         ['https://shop.example/', 'Book Shop (opens in a new tab)'],
+        ['/console/sites/shop', 'About Book Shop'],
+        ['/console/sites/shop/remove-access', 'Remove access of Book Shop…'],
         ['/console/sites/shop/block', 'Block Book Shop…'],
       ]);
       expect(forms(shop)).to.have.length(0);
@@ -290,7 +295,7 @@ describe('consolePage', () => {
 
       expect(game).to.include('<span class="badge badge-danger">Blocked</span>');
       expect(game).to.include('Blocked on <time datetime="2026-01-05T08:15:00.000Z">Jan 5, 2026, 8:15 AM</time>');
-      expect(links(game).map((l) => l.attrs.href)).to.deep.equal(['https://shop.example/']);
+      expect(links(game).map((l) => l.attrs.href).slice(0, 2)).to.deep.equal(['https://shop.example/', '/console/sites/game']);
       expect(forms(game).map((f) => f.attrs.action)).to.deep.equal(['/console/sites/game/unblock']);
     });
 
@@ -305,7 +310,7 @@ describe('consolePage', () => {
     it('links a site only to an https uri', () => {
       for (const uri of ['http://shop.example/', 'javascript:alert(1)', 'data:text/html,x', '//shop.example', 'not a url', '/relative']) {
         const page = consolePage(input({ sites: [site({ uri })], inbox: { items: [], unread: 0, next: null, cursor: null } })).html;
-        expect(links(element(page, 'section', 'sites')).map((l) => l.attrs.href), uri).to.deep.equal(['/console/sites/shop/block']);
+        expect(links(element(page, 'section', 'sites')).map((l) => l.attrs.href), uri).to.deep.equal(['/console/sites/shop', '/console/sites/shop/remove-access', '/console/sites/shop/block', '/console/remove-access']);
       }
     });
 
@@ -513,7 +518,8 @@ describe('consolePage', () => {
         for (const notice of NOTICES) {
           const page = consolePage(input({ locale, notice })).html;
           expect(count(page, /role="status"/g)).to.equal(1);
-          expect(page).to.include(`<p class="notice" role="status">${t(locale, `console.notice.${notice}`)}</p>`);
+          const section = { blocked: 'sites', unblocked: 'sites', access_removed: 'sites', all_access_removed: 'sites', saved: 'senders', deleted: 'inbox', read: 'inbox', language: 'language' }[notice];
+          expect(element(page, 'section', section), notice).to.include(`<p id="notice" class="notice" role="status" tabindex="-1">${t(locale, `console.notice.${notice}`)}</p>`);
         }
       });
     }
@@ -524,13 +530,14 @@ describe('consolePage', () => {
   });
 
   describe('organizations', () => {
-    it('links each organization the person administers', () => {
-      const page = consolePage(input({ adminOf: [{ id: 'acme', name: 'Acme' }, { id: 'a/b c', name: 'B & C' }] })).html;
+    it('links each organization the person belongs to, with their role there', () => {
+      const page = consolePage(input({ adminOf: [{ id: 'acme', name: 'Acme', admin: true }, { id: 'a/b c', name: 'B & C', admin: false }, { id: 'old', name: 'Old', admin: false, removed: true }] })).html;
       const section = element(page, 'section', 'orgs');
-      expect(section).to.include('<h2 id="orgs-title">Organizations you manage</h2>');
+      expect(section).to.include('<h2 id="orgs-title">Your organizations</h2>');
       expect(links(section).map((l) => [l.attrs.href, l.text])).to.deep.equal([
-        ['/console/orgs/acme', '<bdi>Acme</bdi>'],
-        ['/console/orgs/a%2Fb%20c', '<bdi>B &amp; C</bdi>'],
+        ['/console/orgs/acme', '<span><bdi>Acme</bdi></span> <span class="badge badge-accent">Administrator</span>'],
+        ['/console/orgs/a%2Fb%20c', '<span><bdi>B &amp; C</bdi></span> <span class="badge badge-neutral">Member</span>'],
+        ['/console/orgs/old', '<span><bdi>Old</bdi></span> <span class="badge badge-danger">Removed</span>'],
       ]);
     });
 
@@ -638,7 +645,7 @@ describe('orgPage', () => {
       expectCommonPage(page, locale);
       expect(page.html).to.include('<h1><bdi>Acme Corp</bdi></h1>');
       expect(page.html).to.include(`<title>${t(locale, 'console.org.title', { orgName: 'Acme Corp' })} — Example ID</title>`);
-      expect(page.html).to.include(`<p class="notice" role="status">${t(locale, 'console.org.notice.removed')}</p>`);
+      expect(page.html).to.include(`<p id="notice" class="notice" role="status" tabindex="-1">${t(locale, 'console.org.notice.removed')}</p>`);
       expect(rows(page.html)).to.have.length(4);
       for (const key of ['console.org.member', 'console.org.role', 'console.org.status'] as const) {
         expect(page.html).to.include(`<th scope="col">${t(locale, key)}</th>`);

@@ -134,7 +134,7 @@ describe('notificationLetter', () => {
       });
       expect(anchors(letter.html)).to.deep.equal([
         { href: 'https://shop.example/orders/1234', text: 'Open on Shop' },
-        { href: 'https://id.example/unsubscribe/tok.sig', text: 'Stop these emails' },
+        { href: 'https://id.example/unsubscribe/tok.sig', text: 'Unsubscribe from these emails' },
         { href: 'https://id.example/console', text: 'Manage senders and categories' },
       ]);
       expect(count(letter.html, /<a\b/gi)).to.equal(3);
@@ -238,7 +238,7 @@ describe('notificationLetter', () => {
         'You receive this because you signed in to Shop with your Acme ID account.',
         'Category: Orders, invoices and appointments (transactional)',
         '',
-        'Stop these emails:',
+        'Unsubscribe from these emails:',
         'https://id.example/unsubscribe/tok.sig',
         '',
         'Manage senders and categories:',
@@ -267,12 +267,18 @@ describe('notificationLetter', () => {
   });
 
   describe('headers', () => {
-    it('have List-Unsubscribe, One-Click and List-Id (RFC 8058, RFC 2919)', () => {
+    it('have Auto-Submitted (RFC 3834), Content-Language, List-Unsubscribe, One-Click and List-Id (RFC 8058, RFC 2919)', () => {
       expect(notificationLetter(base).headers).to.deep.equal({
+        'Auto-Submitted': 'auto-generated',
+        'Content-Language': 'en',
         'List-Unsubscribe': '<https://id.example/unsubscribe/tok.sig>',
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
         'List-Id': 'Shop <shop.notify.id.example>',
       });
+    });
+
+    it('name the reader\'s language in Content-Language', () => {
+      expect(notificationLetter({ ...base, locale: 'ar' }).headers['Content-Language']).to.equal('ar');
     });
 
     it('make the List-Id a lower-case dot-atom, the phrase plain atoms without quotes or backslashes', () => {

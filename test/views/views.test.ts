@@ -4,12 +4,12 @@ import { LOCALES, t } from '../../src/i18n/index.ts';
 import type { Locale } from '../../src/i18n/index.ts';
 import { PAGE_STYLE_HASH, pageHeaders, renderPage } from '../../views/layout.ts';
 import { html } from '../../src/text/html.ts';
-import { loginPage } from '../../views/interaction/login.ts';
-import { codePage } from '../../views/interaction/code.ts';
-import { consentPage } from '../../views/interaction/consent.ts';
+import { loginPage } from '../../examples/reference/views/interaction/login.ts';
+import { codePage } from '../../examples/reference/views/interaction/code.ts';
+import { consentPage } from '../../examples/reference/views/interaction/consent.ts';
 import { errorPage } from '../../views/error.ts';
 import { blockedSitePage } from '../../views/blocked-site.ts';
-import { loginCodeLetter } from '../../views/letters/login-code.ts';
+import { loginCodeLetter } from '../../examples/reference/views/letters/login-code.ts';
 
 const SCRIPT = '<script>alert(1)</script>';
 // Spelled out, not taken from direction(): a new locale must be added here on purpose.
@@ -217,19 +217,25 @@ describe('codePage', () => {
     expect(page.html).to.not.include('Use a different email address');
   });
 
-  it('adds the resend form when resendAction is given', () => {
-    const page = codePage({ ...base, resendAction: '/i/abc/restart' });
+  it('adds "Send a new code" and "Use a different email address" forms when their actions are given', () => {
+    const page = codePage({ ...base, resendAction: '/i/abc/resend', restartAction: '/i/abc/restart' });
     const all = forms(page.html);
-    expect(all).to.have.length(2);
-    const resend = all[1];
-    expect(resend?.attrs.action).to.equal('/i/abc/restart');
-    expect(resend?.inputs.map((i) => i.attrs)).to.deep.equal([{ type: 'hidden', name: 'csrf', value: 'tok' }]);
-    expect(resend?.buttons).to.deep.equal(['Use a different email address']);
+    expect(all).to.have.length(3);
+    expect(all.slice(1).map((f) => f.attrs.action)).to.deep.equal(['/i/abc/resend', '/i/abc/restart']);
+    for (const form of all.slice(1)) expect(form.inputs.map((i) => i.attrs)).to.deep.equal([{ type: 'hidden', name: 'csrf', value: 'tok' }]);
+    expect(all.slice(1).map((f) => f.buttons)).to.deep.equal([['Send a new code'], ['Use a different email address']]);
+  });
+
+  it('offers only "Send a new code", as the primary button, when the code can no longer be used', () => {
+    const page = codePage({ ...base, usable: false, error: t('en', 'code.error.expired'), resendAction: '/i/abc/resend', restartAction: '/i/abc/restart' });
+    expect(tags(page.html, 'input').some((i) => i.attrs.name === 'code')).to.equal(false);
+    expect(page.html).to.include('<p id="code-error" class="error" role="alert">That code has expired. Send yourself a new code.</p>');
+    expect(page.html).to.include('<button type="submit" class="primary">Send a new code</button>');
   });
 
   it('announces an error linked to the code input', () => {
-    const page = codePage({ ...base, error: t('en', 'code.error.invalid') });
-    expect(page.html).to.match(/<p id="code-error" class="error" role="alert">That code is not right\. Check it and try again\.<\/p>/);
+    const page = codePage({ ...base, error: t('en', 'code.error.invalid', { count: 3 }) });
+    expect(page.html).to.match(/<p id="code-error" class="error" role="alert">That code is not right\. Attempts left for this code: 3\.<\/p>/);
     const code = tags(page.html, 'input').find((i) => i.attrs.name === 'code')?.attrs ?? {};
     expect(code['aria-describedby']?.split(' ')).to.include('code-error');
     expect(code['aria-invalid']).to.equal('true');
@@ -370,6 +376,16 @@ describe('loginCodeLetter', () => {
     expect(letter.text).to.include('If you did not ask for this code, you can ignore this email.');
   });
 
+  it('names the site the person is signing in to, its name escaped and no address in it linkable', () => {
+    const letter = loginCodeLetter({ locale: 'de', code: '123456', serviceName: 'Acme ID', clientName: 'Shop <b>evil.com</b>' });
+    expect(letter.text).to.include('Geben Sie diesen Code ein, um sich bei Acme ID anzumelden und mit Shop <b>evil\u2060.\u2060com</b> fortzufahren:');
+    expect(letter.html).to.include('Shop &lt;b&gt;evil\u2060.\u2060com&lt;/b&gt;');
+  });
+
+  it('says it was sent by a program, and in which language (Auto-Submitted, Content-Language)', () => {
+    expect(loginCodeLetter({ locale: 'fr', code: '123456', serviceName: 'Acme ID' }).headers).to.deep.equal({ 'Auto-Submitted': 'auto-generated', 'Content-Language': 'fr' });
+  });
+
   it('keeps the subject on one line and escapes the HTML', () => {
     const letter = loginCodeLetter({ locale: 'en', code: '123456', serviceName: `Evil\r\nBcc: x@y.example ${HOSTILE}` });
     expect(letter.subject).to.not.match(/[\r\n]/);
@@ -398,8 +414,11 @@ describe('blocked-site page', () => {
       expect(page.html).to.not.include(SCRIPT).and.not.include(BREAKOUT);
       expect(page.html).to.include(expected[locale]);
       const f = forms(page.html);
-      expect(f.map((x) => x.attrs.action)).to.deep.equal([input.unblockAction, input.cancelAction]);
-      expect(f.map((x) => x.buttons)).to.deep.equal([[t(locale, 'blocked.unblock')], [t(locale, 'blocked.cancel')]]);
+      // Cancel, the safe choice, first and primary.
+      expect(f.map((x) => x.attrs.action)).to.deep.equal([input.cancelAction, input.unblockAction]);
+      expect(f.map((x) => x.buttons)).to.deep.equal([[t(locale, 'blocked.cancel')], [t(locale, 'blocked.unblock')]]);
+      expect(page.html).to.include(`<button type="submit" class="primary">${t(locale, 'blocked.cancel')}</button>`);
+      expect(page.html).to.include(`<button type="submit" class="secondary">${t(locale, 'blocked.unblock')}</button>`);
       for (const x of f) expect(x.inputs.map((i) => [i.attrs.name, i.attrs.value])).to.deep.equal([['csrf', 'tok']]);
       expect(page.csp).to.include("form-action 'self' https://site.example");
       expect(page.html).to.not.include('<script');

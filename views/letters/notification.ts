@@ -3,7 +3,7 @@ import type { Locale } from '../../src/i18n/index.ts';
 import { fillHtml, html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
 import { neutralizeLinks } from '../../src/text/neutralize-links.ts';
-import { LETTER_FONT, letterDocument } from './shell.ts';
+import { automatedLetterHeaders, LETTER_FONT, letterDocument } from './shell.ts';
 
 export type Category = 'transactional' | 'product' | 'promotions';
 
@@ -38,7 +38,7 @@ export interface NotificationLetter {
   subject: string;
   text: string;
   html: string;
-  /** List-Unsubscribe, List-Unsubscribe-Post (RFC 8058) and List-Id (RFC 2919), pure ASCII. */
+  /** Auto-Submitted (RFC 3834), Content-Language, List-Unsubscribe, List-Unsubscribe-Post (RFC 8058) and List-Id (RFC 2919), pure ASCII. */
   headers: Record<string, string>;
 }
 
@@ -234,6 +234,7 @@ ${button}
     text,
     html: doc,
     headers: {
+      ...automatedLetterHeaders(locale),
       'List-Unsubscribe': `<${links.unsubscribe}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       'List-Id': listId(siteName, input.clientId, input.issuerHost),

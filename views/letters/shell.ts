@@ -4,6 +4,9 @@ import { html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
 
 /** The letters' font stack: system fonts only, no downloads. */
+/** A rendered letter: subject, plain-text and HTML parts, and its headers. */
+export type Letter = { subject: string; text: string; html: string; headers: Record<string, string> };
+
 export const LETTER_FONT = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 
 /**
@@ -34,4 +37,13 @@ ${input.content}
 </body>
 </html>
 `.toString();
+}
+
+/**
+ * Headers of every letter the service writes: sent by a program, not a
+ * person (RFC 3834: auto-responders and vacation replies stay quiet), and the
+ * language of its surrounding text (RFC 3282).
+ */
+export function automatedLetterHeaders(locale: Locale): Record<string, string> {
+  return { 'Auto-Submitted': 'auto-generated', 'Content-Language': locale };
 }

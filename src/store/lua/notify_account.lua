@@ -20,6 +20,7 @@
 -- ARGV[10] how long entries are kept (ms); the inbox keys expire that long after the last message
 -- Returns { 'not_connected' } | { 'rate', retryAfterMs } | { 'skip', reason } | { 'stored', delivery }.
 --- @include "count_hit"
+--- @include "inbox_add"
 local site = redis.call('HGET', KEYS[1], ARGV[1])
 if not site or cjson.decode(site).status ~= 'connected' then
   return { 'not_connected' }
@@ -34,25 +35,5 @@ if settings then
   if type(s.categories) == 'table' and s.categories[ARGV[2]] then delivery = s.categories[ARGV[2]] end
 end
 if delivery == 'off' then return { 'skip', 'category_off' } end
-if redis.call('HSETNX', KEYS[5], ARGV[4], ARGV[5]) == 1 then
-  -- Newest first means arrival order: a message of the same millisecond as
-  -- the newest (ties would sort by id) is placed one millisecond after it.
-  local at = tonumber(ARGV[6])
-  local newest = redis.call('ZREVRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-  if newest[2] and tonumber(newest[2]) >= at then at = tonumber(newest[2]) + 1 end
-  redis.call('ZADD', KEYS[4], at, ARGV[4])
-  redis.call('ZADD', KEYS[6], at, ARGV[4])
-  local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. (tonumber(ARGV[6]) - tonumber(ARGV[10])))
-  local excess = redis.call('ZCARD', KEYS[4]) - #old - tonumber(ARGV[9])
-  if excess > 0 then
-    local oldest = redis.call('ZRANGE', KEYS[4], #old, #old + excess - 1)
-    for _, id in ipairs(oldest) do old[#old + 1] = id end
-  end
-  if #old > 0 then
-    redis.call('ZREM', KEYS[4], unpack(old))
-    redis.call('HDEL', KEYS[5], unpack(old))
-    redis.call('ZREM', KEYS[6], unpack(old))
-  end
-  for i = 4, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[10]) end
-end
+inboxAdd(KEYS[4], KEYS[5], KEYS[6], ARGV[4], ARGV[5], ARGV[6], ARGV[9], ARGV[10])
 return { 'stored', delivery }

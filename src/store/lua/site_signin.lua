@@ -1,7 +1,9 @@
 -- Records a completed sign-in of a person at a site: first and last sign-in
 -- time and the scopes granted. A site the person blocked stays blocked (a
--- sign-in racing Block site never reconnects it). Also indexes the session's
--- sid for that site, for back-channel logout when the site is blocked.
+-- sign-in racing Block site never reconnects it); a site whose access the
+-- person removed is connected again (they have just allowed it anew). Also
+-- indexes the session's sid for that site, for back-channel logout when the
+-- site loses its access.
 -- KEYS[1] the account's connected sites (hash: clientId -> JSON)
 -- KEYS[2] the account's sids at this site (sorted set scored by session expiry; same hash tag)
 -- ARGV[1] clientId
@@ -20,6 +22,10 @@ else
 end
 site.lastSignInAt = now
 site.scopes = ARGV[3]
+if site.status == 'access_removed' then
+  site.status = 'connected'
+  site.accessRemovedAt = nil
+end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(site))
 if ARGV[4] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])

@@ -8,7 +8,9 @@
 -- KEYS[1] token record hash
 -- ARGV[1], ARGV[2] session key before and after the session uid ('' and '': do not read it)
 -- ARGV[3], ARGV[4] grant key before and after the grant id ('' and '': do not read it)
--- Returns {} when the record is gone, else { p, c, session p, grant p }; a
+-- A consumed record also brings the answer its use left for the reuse leeway
+-- (`<record key>:answer`, same hash tag), if that is still kept.
+-- Returns {} when the record is gone, else { p, c, session p, grant p, answer }; a
 -- missing field or record, or one not asked for, is false (nil).
 local record = redis.call('HMGET', KEYS[1], 'p', 'c')
 if not record[1] then
@@ -26,4 +28,8 @@ if ARGV[1] ~= '' or ARGV[3] ~= '' then
     end
   end
 end
-return { record[1], record[2], session, grant }
+local answer = false
+if record[2] then
+  answer = redis.call('GET', KEYS[1] .. ':answer')
+end
+return { record[1], record[2], session, grant, answer }

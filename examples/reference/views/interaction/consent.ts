@@ -1,9 +1,9 @@
-import { t } from '../../src/i18n/index.ts';
-import type { Locale, MessageKey } from '../../src/i18n/index.ts';
-import { fillHtml, html } from '../../src/text/html.ts';
-import type { SafeHtml } from '../../src/text/html.ts';
-import { decisionForm, formTargets, renderPage } from '../layout.ts';
-import type { Page } from '../layout.ts';
+import { t } from '../../../../src/i18n/index.ts';
+import type { Locale, MessageKey } from '../../../../src/i18n/index.ts';
+import { fillHtml, html } from '../../../../src/text/html.ts';
+import type { SafeHtml } from '../../../../src/text/html.ts';
+import { decisionForm, formTargets, renderPage } from '../../../../views/layout.ts';
+import type { Page } from '../../../../views/layout.ts';
 
 export type ConsentPageInput = {
   locale: Locale;

@@ -1,16 +1,17 @@
-import { t } from '../../src/i18n/index.ts';
-import type { Locale } from '../../src/i18n/index.ts';
-import { html } from '../../src/text/html.ts';
-import { letterDocument } from './shell.ts';
+import { t } from '../../../../src/i18n/index.ts';
+import type { Locale } from '../../../../src/i18n/index.ts';
+import { html } from '../../../../src/text/html.ts';
+import { neutralizeLinks } from '../../../../src/text/neutralize-links.ts';
+import { automatedLetterHeaders, letterDocument, type Letter } from '../../../../views/letters/shell.ts';
 
 export type LoginCodeLetterInput = {
   locale: Locale;
   code: string;
   serviceName: string;
+  /** The site the person is signing in to (its client_name: untrusted text). */
+  clientName?: string | undefined;
   minutes?: number;
 };
-
-export type Letter = { subject: string; text: string; html: string };
 
 const MONO = "ui-monospace,SFMono-Regular,Menlo,Consolas,'Courier New',monospace";
 
@@ -19,10 +20,12 @@ function oneLine(s: string): string {
   return s.replace(/[\r\n\t]+/g, ' ').trim();
 }
 
-export function loginCodeLetter({ locale, code, serviceName, minutes = 10 }: LoginCodeLetterInput): Letter {
+export function loginCodeLetter({ locale, code, serviceName, clientName, minutes = 10 }: LoginCodeLetterInput): Letter {
+  // A site's name is its own words: no address in it may become a link.
+  const site = clientName ? neutralizeLinks(oneLine(clientName), 'title') : '';
   const lines = {
     title: t(locale, 'letter.title'),
-    intro: t(locale, 'letter.intro', { serviceName }),
+    intro: site ? t(locale, 'letter.intro_site', { serviceName, clientName: site }) : t(locale, 'letter.intro', { serviceName }),
     expires: t(locale, 'letter.expires', { minutes }),
     ignore: t(locale, 'letter.ignore'),
     neverShare: t(locale, 'letter.never_share', { serviceName }),
@@ -36,5 +39,5 @@ export function loginCodeLetter({ locale, code, serviceName, minutes = 10 }: Log
 <p style="margin:0 0 16px 0;">${lines.expires}</p>
 <p style="margin:0 0 8px 0;font-size:14px;line-height:20px;color:#4b5563;">${lines.ignore}</p>
 <p style="margin:0;font-size:14px;line-height:20px;color:#4b5563;">${lines.neverShare}</p>` });
-  return { subject, text, html: doc };
+  return { subject, text, html: doc, headers: automatedLetterHeaders(locale) };
 }

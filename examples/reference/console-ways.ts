@@ -1,0 +1,255 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+
+import { signedInAccount } from '../../src/console/session.ts';
+import type { ConsolePerson, ConsoleSection } from '../../src/console/sections.ts';
+import { readForm } from '../../src/http/body.ts';
+import { createCsrf } from '../../src/http/csrf.ts';
+import { htmlErrors } from '../../src/http/error-page.ts';
+import { crossOrigin, PluginError } from '../../src/http/errors.ts';
+import { sameOrigin } from '../../src/http/origin.ts';
+import { sendPage } from '../../src/http/page.ts';
+import { negotiateLocale, t, type Locale } from '../../src/i18n/index.ts';
+import type { Logger } from '../../src/options.ts';
+import type { Preferences } from '../../src/console/preferences.ts';
+import { linkedAccountsSection } from './views/console/linked-accounts.ts';
+import { passkeyRemovePage, passkeysSection, type PasskeyView } from './views/console/passkeys.ts';
+import { accountLabel, type Account, type Accounts } from './accounts.ts';
+import type { IpLimits } from './ip-limits.ts';
+import { jsonOptions, nameSchema, shown, type PasskeySupport } from './passkey-routes.ts';
+import { MAX_PASSKEYS, type Passkey } from './passkeys.ts';
+import { startUpstream, upstreamCallbackRoute, type UpstreamSupport } from './upstream-routes.ts';
+import { UpstreamError, type Upstream, type UpstreamState } from './upstreams.ts';
+import { parseRegistration, registrationOptions, verifyRegistration } from './webauthn.ts';
+
+export interface ConsoleWaysDeps {
+  provider: Provider;
+  accounts: Accounts;
+  preferences: Preferences;
+  ipLimits: IpLimits;
+  logger: Logger;
+  serviceName: string;
+  /** Key of these forms' CSRF tokens. */
+  secret: string;
+  passkeys?: PasskeySupport | undefined;
+  upstreams?: UpstreamSupport | undefined;
+}
+
+const view = (k: Passkey): PasskeyView => ({ id: k.id, name: k.name, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, synced: k.backedUp });
+
+/**
+ * How the person signs in, in their console: the Passkeys and Linked
+ * accounts sections (given to the plugin as `console.sections`) and the
+ * routes behind their forms, under /console/passkeys and
+ * /console/linked-accounts. Every change needs the service session, a
+ * request from the service's own pages and the person's CSRF token, and ends
+ * with a redirect to the console with a notice in the section that changed.
+ */
+export function consoleWays(deps: ConsoleWaysDeps) {
+  const { provider, accounts, passkeys, upstreams, logger } = deps;
+  const csrf = createCsrf(() => deps.secret);
+  const token = (accountId: string) => csrf.token('console-ways', accountId);
+
+  /** The ways in an account has: its address, its passkeys, its linked accounts. */
+  async function waysOf(account: Account) {
+    const [keys, links] = await Promise.all([
+      passkeys ? passkeys.store.list(account.accountId) : [],
+      upstreams ? upstreams.links.list(account.accountId) : [],
+    ]);
+    return { keys, links, count: (account.email ? 1 : 0) + keys.length + links.length };
+  }
+
+  async function sections(person: ConsolePerson): Promise<ConsoleSection[]> {
+    const account = await accounts.get(person.accountId);
+    if (!account || (!passkeys && !upstreams)) return [];
+    const { keys, links, count } = await waysOf(account);
+    const common = { locale: person.locale, csrf: token(account.accountId), email: account.email, ways: count, notice: person.notice };
+    const out: ConsoleSection[] = [];
+    if (passkeys) {
+      out.push({
+        id: 'passkeys',
+        title: t(person.locale, 'console.passkeys.title'),
+        html: passkeysSection({ ...common, passkeys: keys.map(view), full: keys.length >= MAX_PASSKEYS }),
+        scripts: [passkeys.script],
+      });
+    }
+    if (upstreams) {
+      out.push({
+        id: 'linked-accounts',
+        title: t(person.locale, 'console.upstreams.title'),
+        html: linkedAccountsSection({
+          ...common,
+          upstreams: upstreams.clients.list.map((u) => {
+            const link = links.find((l) => l.upstream === u.id);
+            return { id: u.id, name: u.name, link: link && { label: link.email ?? link.name, linkedAt: link.linkedAt, lastUsedAt: link.lastUsedAt } };
+          }),
+        }),
+        formAction: upstreams.clients.formTargets(),
+      });
+    }
+    return out;
+  }
+
+  const router = new Router();
+  router.use(htmlErrors(deps.serviceName, () => provider.issuer));
+
+  interface Person { account: Account; locale: Locale }
+
+  async function person(ctx: Context): Promise<Person | undefined> {
+    const accountId = await signedInAccount(provider, ctx);
+    const account = accountId ? await accounts.get(accountId) : undefined;
+    if (!account) return undefined;
+    const preferred = (await deps.preferences.locale(account.accountId)) ?? account.locale;
+    return { account, locale: negotiateLocale({ preferred, acceptLanguage: ctx.get('accept-language') }) };
+  }
+
+  /** A form of these sections: signed in, same origin, this person's token. */
+  async function form(ctx: Context): Promise<Person & { fields: Record<string, string> }> {
+    ctx.set('Cache-Control', 'no-store');
+    const who = await person(ctx);
+    if (!who) throw new errors.SessionNotFound('not signed in');
+    if (!sameOrigin(ctx, provider.issuer)) throw crossOrigin();
+    const fields = await readForm(ctx);
+    csrf.verify('console-ways', who.account.accountId, fields.csrf);
+    return { ...who, fields };
+  }
+
+  function back(ctx: Context, notice: string): void {
+    ctx.status = 303;
+    ctx.redirect(`/console?done=${notice}#notice`);
+  }
+
+  if (passkeys) {
+    const { store, rp } = passkeys;
+
+    async function ownPasskey(accountId: string, id: string): Promise<Passkey> {
+      const found = (await store.list(accountId)).find((k) => k.id === id);
+      if (!found) throw new PluginError(404, 'not_found', 'no such passkey');
+      return found;
+    }
+
+    router.post('/console/passkeys/options', async (ctx) => {
+      let locale: Locale | undefined;
+      await jsonOptions(ctx, () => locale, async () => {
+        const { account, locale: l, fields } = await form(ctx);
+        locale = l;
+        const given = (fields.name ?? '').trim();
+        if (given !== '' && !nameSchema.safeParse(given).success) throw shown(400, 'invalid_request', t(l, 'passkey.error.name'));
+        const existing = await store.list(account.accountId);
+        if (existing.length >= MAX_PASSKEYS) throw shown(400, 'invalid_request', t(l, 'console.passkeys.full'));
+        const label = accountLabel(account) || deps.serviceName;
+        const options = await registrationOptions(rp, { accountId: account.accountId, name: label, displayName: account.name ?? label }, existing);
+        await store.putChallenge({ accountId: account.accountId }, {
+          challenge: options.challenge, purpose: 'add', accountId: account.accountId,
+          name: given || t(l, 'passkey.default_name', { number: existing.length + 1 }),
+        });
+        return options;
+      });
+    });
+
+    router.post('/console/passkeys', async (ctx) => {
+      const { account, fields } = await form(ctx);
+      const challenge = await store.takeChallenge({ accountId: account.accountId });
+      const response = parseRegistration(fields.response);
+      const passkey = challenge?.purpose === 'add' && response
+        ? await verifyRegistration(rp, response, challenge.challenge, challenge.name ?? 'Passkey')
+        : undefined;
+      if (!passkey || !(await store.add(account.accountId, passkey))) {
+        logger.warn('passkey not added', { accountId: account.accountId, reason: !challenge ? 'no challenge' : !response ? 'no answer' : 'not verified or taken' });
+        back(ctx, 'passkey_failed');
+        return;
+      }
+      logger.info('passkey added', { accountId: account.accountId });
+      back(ctx, 'passkey_added');
+    });
+
+    router.post('/console/passkeys/:id/rename', async (ctx) => {
+      const { account, fields } = await form(ctx);
+      await ownPasskey(account.accountId, ctx.params.id!);
+      const name = nameSchema.safeParse(fields.name ?? '');
+      if (!name.success) throw new PluginError(400, 'invalid_request', 'name: 1 to 64 characters');
+      await store.rename(account.accountId, ctx.params.id!, name.data);
+      back(ctx, 'passkey_renamed');
+    });
+
+    router.get('/console/passkeys/:id/remove', async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      const who = await person(ctx);
+      if (!who) {
+        ctx.status = 303;
+        ctx.redirect('/console');
+        return;
+      }
+      const passkey = await ownPasskey(who.account.accountId, ctx.params.id!);
+      const { count } = await waysOf(who.account);
+      sendPage(ctx, passkeyRemovePage({
+        locale: who.locale, serviceName: deps.serviceName, csrf: token(who.account.accountId),
+        accountLabel: accountLabel(who.account), passkey: view(passkey), last: count <= 1,
+      }));
+    });
+
+    router.post('/console/passkeys/:id/remove', async (ctx) => {
+      const { account } = await form(ctx);
+      const result = await store.remove(account.accountId, ctx.params.id!);
+      if ('refused' in result && result.refused === 'missing') throw new PluginError(404, 'not_found', 'no such passkey');
+      if ('removed' in result) logger.info('passkey removed', { accountId: account.accountId });
+      back(ctx, 'removed' in result ? 'passkey_removed' : 'passkey_last');
+    });
+  }
+
+  if (upstreams) {
+    const upstreamOf = (id: string | undefined): Upstream => {
+      const upstream = upstreams.clients.get(String(id));
+      if (!upstream) throw new PluginError(404, 'not_found', 'no such upstream');
+      return upstream;
+    };
+
+    router.post('/console/linked-accounts/:id/link', async (ctx) => {
+      const { account, locale } = await form(ctx);
+      const upstream = upstreamOf(ctx.params.id);
+      try {
+        await startUpstream(ctx, upstreams, upstream, locale, { mode: 'link', accountId: account.accountId });
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err;
+        logger.warn('upstream link failed', { upstream: upstream.id, failure: err.failure, reason: err.message });
+        back(ctx, 'upstream_failed');
+      }
+    });
+
+    router.post('/console/linked-accounts/:id/unlink', async (ctx) => {
+      const { account } = await form(ctx);
+      const upstream = upstreamOf(ctx.params.id);
+      const result = await upstreams.links.unlink(account.accountId, upstream.id);
+      if ('refused' in result && result.refused === 'missing') throw new PluginError(404, 'not_found', 'not linked');
+      if ('removed' in result) logger.info('upstream account unlinked', { upstream: upstream.id, accountId: account.accountId });
+      back(ctx, 'removed' in result ? 'upstream_unlinked' : 'upstream_last');
+    });
+
+    /** The upstream's answer to "Link": the same person still signed in here, the upstream account nobody else's. */
+    async function link(ctx: Context, upstream: Upstream, peeked: UpstreamState, state: string): Promise<void> {
+      const who = await person(ctx);
+      const record = await upstreams!.links.takeState(state);
+      if (!who || !record || record.mode !== 'link' || record.accountId !== who.account.accountId || peeked.upstream !== record.upstream) {
+        await deps.ipLimits.hit('checks', ctx.ip);
+        throw new errors.SessionNotFound('the link was started by another session');
+      }
+      try {
+        const identity = await upstreams!.clients.identity(upstream, record, new URLSearchParams(ctx.querystring), state);
+        const result = await upstreams!.links.link(who.account.accountId, upstream.id, identity);
+        logger.info(result === 'linked' ? 'upstream account linked' : 'upstream account not linked', { upstream: upstream.id, accountId: who.account.accountId, result });
+        back(ctx, `upstream_${result}`);
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err;
+        await deps.ipLimits.hit('checks', ctx.ip);
+        logger.warn('upstream link failed', { upstream: upstream.id, failure: err.failure, reason: err.message });
+        back(ctx, 'upstream_failed');
+      }
+    }
+
+    upstreamCallbackRoute(router, { ...upstreams, ipLimits: deps.ipLimits, link });
+  }
+
+  return { sections, routes: router };
+}

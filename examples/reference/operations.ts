@@ -1,0 +1,111 @@
+/**
+ * What an operator needs of the reference provider, written as a host would
+ * copy it: `/healthz` (the process is up), `/readyz` (Redis answers, the
+ * letter queue is reachable, not shutting down) and Prometheus metrics from
+ * the plugin's events (prom-client). README "Running in production".
+ */
+import type { Cluster, Redis } from 'ioredis';
+import type { Middleware } from 'koa';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+import { isUnavailable, LETTER_EVENT, NOTIFIED_EVENT, REPLAY_EVENT, UNAVAILABLE_EVENT, type SignoutNotify } from '../../src/index.ts';
+
+export interface Operations {
+  /** Koa step: /healthz, /readyz (and /metrics when `metricsOnPublic`), and request metrics for everything else. */
+  middleware: Middleware;
+  registry: Registry;
+  /** Readiness answers 503 from now on (shutdown: the load balancer stops sending). */
+  draining(): void;
+  /** Whether Redis and the queue answer now, each within the plugin's redisTimeoutMs. */
+  ready(): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'failed' | 'draining'> }>;
+}
+
+const within = <T>(ms: number, work: Promise<T>) => Promise.race([
+  work,
+  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref()),
+]);
+
+/** The route a request matched, as a label of bounded cardinality (never its path). */
+function routeOf(ctx: Parameters<Middleware>[0]): string {
+  const oidcRoute = (ctx as { oidc?: { route?: string } }).oidc?.route;
+  if (oidcRoute) return oidcRoute;
+  const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  return ctx.status === 404 ? 'not_found' : 'other';
+}
+
+export function createOperations(plugin: SignoutNotify, options: { metricsOnPublic?: boolean; redis?: Redis | Cluster } = {}): Operations {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['route', 'method', 'status'] as const;
+  const requests = new Counter({ name: 'osn_http_requests_total', help: 'HTTP requests by route, method and status', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'osn_http_request_duration_seconds', help: 'HTTP request latency by route, method and status', labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
+  });
+  const notifications = new Counter({ name: 'osn_notifications_total', help: 'POST /api/notify answered 202, by result (email, in_app, or the skipped reason)', labelNames: ['result'], registers: [registry] });
+  const letters = new Counter({ name: 'osn_letters_total', help: 'Letter tries finished by the worker, by outcome (sent, skipped, retry, failed)', labelNames: ['outcome'], registers: [registry] });
+  const reuse = new Counter({ name: 'osn_refresh_reuse_detected_total', help: 'Reuse of a rotated refresh token or a redeemed code (theft): chain revoked', labelNames: ['model'], registers: [registry] });
+  const unavailable = new Counter({ name: 'osn_redis_unavailable_total', help: 'Requests answered 503 because Redis was unavailable', registers: [registry] });
+  const redisErrors = new Counter({ name: 'osn_redis_errors_total', help: 'Errors the Redis client reported (connection lost, refused, ...)', registers: [registry] });
+  new Gauge({
+    name: 'osn_letter_queue_depth', help: 'Letters not sent yet (waiting, delayed or being sent)', registers: [registry],
+    async collect() {
+      this.set(await within(plugin.options.redisTimeoutMs, plugin.letters.pending()).catch(() => Number.NaN));
+    },
+  });
+
+  plugin.on(NOTIFIED_EVENT, ({ result }) => notifications.inc({ result: result.skipped ?? (result.email ? 'email' : 'in_app') }));
+  plugin.on(LETTER_EVENT, ({ outcome }) => letters.inc({ outcome }));
+  plugin.on(REPLAY_EVENT, ({ model }) => reuse.inc({ model }));
+  plugin.on(UNAVAILABLE_EVENT, () => unavailable.inc());
+  options.redis?.on('error', () => redisErrors.inc());
+
+  let isDraining = false;
+  async function ready(): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'failed' | 'draining'> }> {
+    if (isDraining) return { ready: false, checks: { shutdown: 'draining' } };
+    const bound = plugin.options.redisTimeoutMs;
+    const check = (work: Promise<unknown>) => within(bound, work).then(() => 'ok' as const, () => 'failed' as const);
+    const [redis, queue] = await Promise.all([
+      check(plugin.store.get(`${plugin.store.prefix}readyz`)),
+      check(plugin.letters.pending()),
+    ]);
+    return { ready: redis === 'ok' && queue === 'ok', checks: { redis, queue } };
+  }
+
+  const middleware: Middleware = async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/healthz') {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/readyz') {
+      const state = await ready();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = state.ready ? 200 : 503;
+      ctx.body = { status: state.ready ? 'ready' : 'unavailable', checks: state.checks };
+      return;
+    }
+    if (options.metricsOnPublic && ctx.method === 'GET' && ctx.path === '/metrics') {
+      ctx.type = registry.contentType;
+      ctx.body = await registry.metrics();
+      return;
+    }
+    const started = process.hrtime.bigint();
+    let status = 500;
+    try {
+      await next();
+      status = ctx.status;
+    } catch (err) {
+      // The plugin's outermost step turns an outage into 503.
+      if (isUnavailable(err)) status = 503;
+      throw err;
+    } finally {
+      const labels = { route: routeOf(ctx), method: ctx.method, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+
+  return { middleware, registry, ready, draining() { isDraining = true; } };
+}

@@ -1,0 +1,166 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { errors } from 'oidc-provider';
+
+import { PluginError } from '../../src/http/errors.ts';
+import { t, type Locale, type MessageKey } from '../../src/i18n/index.ts';
+import type { Logger } from '../../src/options.ts';
+import type { Accounts } from './accounts.ts';
+import type { InteractionKit, InteractionState } from './interactions.ts';
+import type { IpLimits } from './ip-limits.ts';
+import { UpstreamError, type Upstream, type UpstreamFailure, type UpstreamIdentity, type UpstreamLinks, type Upstreams, type UpstreamState } from './upstreams.ts';
+
+/** Social sign-in as the reference provider offers it (provider.ts). */
+export interface UpstreamSupport {
+  clients: Upstreams;
+  links: UpstreamLinks;
+}
+
+interface Deps extends UpstreamSupport {
+  accounts: Accounts;
+  ipLimits: IpLimits;
+  logger: Logger;
+  issuer: () => string;
+}
+
+const FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
+  denied: 'upstream.error.denied',
+  failed: 'upstream.error.failed',
+  unavailable: 'upstream.error.unavailable',
+  reauth: 'upstream.error.reauth',
+  expired: 'upstream.error.expired',
+};
+
+/** The sentence for a failed upstream sign-in, naming the upstream as configured (never the upstream's own words). */
+export function upstreamFailure(locale: Locale, failure: UpstreamFailure, upstream: Upstream): string {
+  return t(locale, FAILURE_KEYS[failure], { name: upstream.name });
+}
+
+/**
+ * Sends the person to the upstream with a fresh state (kept server-side,
+ * 10 minutes) for `login` (an interaction) or `link` (the console).
+ */
+export async function startUpstream(ctx: Context, deps: UpstreamSupport, upstream: Upstream, locale: Locale, state: Pick<UpstreamState, 'mode' | 'uid' | 'accountId'>): Promise<void> {
+  const { url, state: value, record } = await deps.clients.authorizationUrl(upstream, { locale });
+  await deps.links.putState(value, { ...record, ...state });
+  ctx.status = 303;
+  ctx.redirect(url.href);
+}
+
+/**
+ * The account an upstream identity signs in to: the one linked to it; else,
+ * when the upstream says the address is verified, the account of that
+ * address (created if new), which gets linked; else a new account without
+ * an address (an unverified address proves nothing and is not kept).
+ */
+async function accountFor(deps: Deps, upstream: Upstream, identity: UpstreamIdentity, locale: Locale): Promise<string> {
+  const linked = await deps.links.owner(upstream.id, identity.sub);
+  if (linked) {
+    if (await deps.accounts.get(linked)) {
+      await deps.links.used(linked, upstream.id);
+      return linked;
+    }
+    await deps.links.forget(upstream.id, identity.sub, linked);
+  }
+  const account = identity.emailVerified && identity.email
+    ? await deps.accounts.findOrCreate(identity.email, { locale, name: identity.name })
+    : await deps.accounts.create({ name: identity.name, locale });
+  const result = await deps.links.link(account.accountId, upstream.id, identity);
+  // Two first sign-ins at once: the one that linked first wins.
+  if (result === 'taken') return (await deps.links.owner(upstream.id, identity.sub)) ?? account.accountId;
+  deps.logger.info(result === 'linked' ? 'upstream account linked' : 'upstream sign-in by verified address; the account keeps its other link', { upstream: upstream.id, accountId: account.accountId });
+  return account.accountId;
+}
+
+/**
+ * The routes of social sign-in: the button of a sign-in page (a form POST:
+ * off to the upstream), the redirect URI (`/upstream/<id>/callback`, which
+ * hands an interaction's answer to the interaction's own address, under its
+ * cookie), and the answer's check and sign-in. An upstream that refuses or
+ * fails ends on the sign-in page saying so, every way in offered again; it
+ * counts against the IP's check limit, as a wrong code does.
+ */
+export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, deps: Deps): void {
+  const { clients, links, ipLimits, logger } = deps;
+
+  function upstreamOf(ctx: Context): Upstream {
+    const upstream = clients.get(String(ctx.params.id));
+    if (!upstream) throw new PluginError(404, 'not_found', 'no such upstream');
+    return upstream;
+  }
+
+  async function failed(ctx: Context, s: InteractionState, upstream: Upstream, err: UpstreamError, status: number) {
+    await ipLimits.hit('checks', ctx.ip);
+    logger.warn('upstream sign-in failed', { upstream: upstream.id, failure: err.failure, reason: err.message });
+    await kit.renderLogin(ctx, s, { alert: upstreamFailure(s.locale, err.failure, upstream) }, status);
+  }
+
+  router.post('/interaction/:uid/upstream/:id', async (ctx) => {
+    const { s } = await kit.loadForm(ctx);
+    const upstream = upstreamOf(ctx);
+    const wait = await ipLimits.wait('checks', ctx.ip);
+    if (wait > 0) {
+      await kit.renderLogin(ctx, s, { alert: kit.wait(ctx, s, wait) }, 429);
+      return;
+    }
+    try {
+      await startUpstream(ctx, deps, upstream, s.locale, { mode: 'login', uid: s.uid });
+    } catch (err) {
+      if (!(err instanceof UpstreamError)) throw err;
+      await failed(ctx, s, upstream, err, 502);
+    }
+  });
+
+  router.get('/interaction/:uid/upstream/:id/callback', async (ctx) => {
+    const s = await kit.load(ctx);
+    const upstream = upstreamOf(ctx);
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    const record = state ? await links.takeState(state) : undefined;
+    if (!record || record.mode !== 'login' || record.uid !== s.uid || record.upstream !== upstream.id) {
+      await failed(ctx, s, upstream, new UpstreamError('expired', 'no such state for this interaction'), 400);
+      return;
+    }
+    const wait = await ipLimits.wait('checks', ctx.ip);
+    if (wait > 0) {
+      await kit.renderLogin(ctx, s, { alert: kit.wait(ctx, s, wait) }, 429);
+      return;
+    }
+    let identity: UpstreamIdentity;
+    try {
+      identity = await clients.identity(upstream, record, new URLSearchParams(ctx.querystring), state);
+    } catch (err) {
+      if (!(err instanceof UpstreamError)) throw err;
+      await failed(ctx, s, upstream, err, err.failure === 'denied' ? 403 : 502);
+      return;
+    }
+    const accountId = await accountFor(deps, upstream, identity, s.locale);
+    logger.info('signed in through an upstream', { upstream: upstream.id, accountId });
+    await kit.signedIn(ctx, s, { accountId });
+  });
+}
+
+/**
+ * The redirect URI registered at every upstream. An interaction's answer goes
+ * on to the interaction's own address (its cookie lives there); a console's
+ * link is finished by `link`. Its query (the code with it) stays on the
+ * service's own origin.
+ */
+export function upstreamCallbackRoute(router: Router, deps: UpstreamSupport & { ipLimits: IpLimits; link(ctx: Context, upstream: Upstream, record: UpstreamState, state: string): Promise<void> }): void {
+  router.get('/upstream/:id/callback', async (ctx) => {
+    const upstream = deps.clients.get(String(ctx.params.id));
+    if (!upstream) throw new PluginError(404, 'not_found', 'no such upstream');
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    const record = state ? await deps.links.peekState(state) : undefined;
+    if (!record || record.upstream !== upstream.id) {
+      // An answer nobody asked for, or one used already: a failure like any other.
+      await deps.ipLimits.hit('checks', ctx.ip);
+      throw new errors.SessionNotFound('upstream state unknown or expired');
+    }
+    if (record.mode === 'link') {
+      await deps.link(ctx, upstream, record, state);
+      return;
+    }
+    ctx.status = 303;
+    ctx.redirect(`/interaction/${encodeURIComponent(record.uid ?? '')}/upstream/${upstream.id}/callback?${ctx.querystring}`);
+  });
+}

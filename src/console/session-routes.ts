@@ -1,0 +1,126 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+
+import type { Csrf } from '../http/csrf.ts';
+import { htmlErrors } from '../http/error-page.ts';
+import { sendPage } from '../http/page.ts';
+import type { ContactLookup, Logger } from '../options.ts';
+import type { ServiceSession, Sessions } from '../sessions/sessions.ts';
+import { endSessionsConfirmPage, sessionsPage, type SessionView } from '../../views/console/sessions.ts';
+import { consoleApiGuards, iso, notFound, type ApiState } from './api.ts';
+import { backWithNotice, consoleForm, pageCommon, signedInPages, type PageState } from './page-context.ts';
+
+export interface SessionRoutesDeps {
+  provider: Provider;
+  sessions: Sessions;
+  contacts: ContactLookup;
+  csrf: Csrf;
+  serviceName: string;
+  logger: Logger;
+}
+
+/**
+ * Where the person is signed in (README "Sessions and devices"):
+ * `/console/sessions` with "Sign out of this device", "Sign out everywhere
+ * else" and "Sign out everywhere", and the same through the JSON API.
+ */
+export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
+  const { provider, sessions } = deps;
+
+  /** The uid of the session this request comes from. */
+  async function currentUid(ctx: Context): Promise<string> {
+    return (await provider.Session.get(ctx as never)).uid;
+  }
+
+  async function names(list: ServiceSession[]): Promise<Map<string, string>> {
+    const ids = [...new Set(list.flatMap((s) => s.clientIds))];
+    const clients = await Promise.all(ids.map((id) => provider.Client.find(id).catch(() => undefined)));
+    return new Map(ids.map((id, i) => [id, clients[i]?.clientName ?? id]));
+  }
+
+  /** The person's sessions as the page and the API show them. */
+  async function views(ctx: Context, accountId: string): Promise<SessionView[]> {
+    const [list, current] = await Promise.all([sessions.list(accountId), currentUid(ctx)]);
+    const named = await names(list);
+    return list.map(({ clientIds, ...s }) => ({ ...s, current: s.id === current, sites: clientIds.map((clientId) => ({ clientId, name: named.get(clientId)! })) }));
+  }
+
+  /** Ends every session of the person but this one (or this one too); returns how many ended. */
+  async function endMany(ctx: Context, accountId: string, includingThis: boolean): Promise<number> {
+    const current = await currentUid(ctx);
+    const list = await sessions.list(accountId);
+    // This one last: the others are ended while this request still has its session.
+    const order = [...list.filter((s) => s.id !== current), ...(includingThis ? list.filter((s) => s.id === current) : [])];
+    let ended = 0;
+    for (const s of order) if (await sessions.end(accountId, s.id)) ended += 1;
+    return ended;
+  }
+
+  /* ---------- Pages ---------- */
+
+  const pages = new Router<PageState>({ prefix: '/console/sessions' });
+  pages.use(htmlErrors(deps.serviceName, () => provider.issuer));
+  const signedIn = signedInPages(deps);
+  const common = (ctx: { state: PageState }) => pageCommon(ctx, deps.serviceName);
+
+  pages.get('/', signedIn, async (ctx) => {
+    const done = ctx.query.done === 'signed_out' || ctx.query.done === 'signed_out_others' ? ctx.query.done : undefined;
+    sendPage(ctx, sessionsPage({ ...common(ctx), sessions: await views(ctx as unknown as Context, ctx.state.accountId), notice: done }));
+  });
+
+  for (const which of ['others', 'all'] as const) {
+    pages.get(`/end-${which}`, signedIn, async (ctx) => {
+      sendPage(ctx, endSessionsConfirmPage({ ...common(ctx), which, sessions: await views(ctx as unknown as Context, ctx.state.accountId) }));
+    });
+  }
+
+  pages.post('/end-others', signedIn, async (ctx) => {
+    await consoleForm(deps, ctx as never);
+    await endMany(ctx as unknown as Context, ctx.state.accountId, false);
+    backWithNotice(ctx as unknown as Context, '/console/sessions', 'signed_out_others');
+  });
+
+  pages.post('/end-all', signedIn, async (ctx) => {
+    await consoleForm(deps, ctx as never);
+    await endMany(ctx as unknown as Context, ctx.state.accountId, true);
+    // Signed out here too: the service's own signed-out page.
+    ctx.status = 303;
+    ctx.redirect(provider.urlFor('end_session_success'));
+  });
+
+  pages.post('/:id/end', signedIn, async (ctx) => {
+    await consoleForm(deps, ctx as never);
+    if (!(await sessions.end(ctx.state.accountId, ctx.params.id!))) throw notFound('no such session');
+    backWithNotice(ctx as unknown as Context, '/console/sessions', 'signed_out');
+  });
+
+  /* ---------- JSON API ---------- */
+
+  const api = new Router<ApiState>({ prefix: '/console/api/sessions' });
+  api.use(...consoleApiGuards(deps));
+
+  api.get('/', async (ctx) => {
+    ctx.body = (await views(ctx as unknown as Context, ctx.state.accountId)).map((s) => ({
+      ...s,
+      firstSeenAt: iso(s.firstSeenAt),
+      lastSeenAt: iso(s.lastSeenAt),
+      expiresAt: iso(s.expiresAt),
+    }));
+  });
+
+  api.delete('/:id', async (ctx) => {
+    if (!(await sessions.end(ctx.state.accountId, ctx.params.id!))) throw notFound('no such session');
+    ctx.status = 204;
+  });
+
+  api.post('/end-others', async (ctx) => {
+    ctx.body = { ended: await endMany(ctx as unknown as Context, ctx.state.accountId, false) };
+  });
+
+  api.post('/end-all', async (ctx) => {
+    ctx.body = { ended: await endMany(ctx as unknown as Context, ctx.state.accountId, true) };
+  });
+
+  return [api, pages];
+}

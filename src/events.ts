@@ -1,0 +1,52 @@
+import type { ReplayEvent } from '../adapters/store-adapter.ts';
+import type { NotificationResult } from './notify/route.ts';
+
+/**
+ * Emitted when a rotated refresh token or a redeemed authorization code is
+ * presented again (RFC 9700 section 4.14.2: refresh token reuse means theft):
+ * the grant, and every token of its chain, has been revoked by then. The
+ * payload names the grant, site and person, never the token.
+ */
+export const REPLAY_EVENT = 'signout_notify.replay_detected';
+/** A request was answered 503 because Redis was unavailable. */
+export const UNAVAILABLE_EVENT = 'signout_notify.unavailable';
+/** POST /api/notify answered 202 (the result, as the site got it). */
+export const NOTIFIED_EVENT = 'signout_notify.notified';
+/** The letter worker finished one try of a letter. */
+export const LETTER_EVENT = 'signout_notify.letter';
+
+export interface UnavailableEvent {
+  method: string;
+  path: string;
+  /** What failed (an ioredis message or the plugin's own), never data. */
+  reason: string;
+}
+
+export interface NotifiedEvent {
+  clientId: string;
+  result: NotificationResult;
+}
+
+export interface LetterEvent {
+  notificationId: string;
+  /** `sent`; `skipped` (settings changed since the 202, already sent, no address...); `retry` (will be tried again); `failed` (given up). */
+  outcome: 'sent' | 'skipped' | 'retry' | 'failed';
+  reason?: string;
+}
+
+/**
+ * Every event the plugin emits, with its listener. Each is emitted on the
+ * plugin (`plugin.on(name, listener)`, typed) and, once attached, on the
+ * provider (`provider.on(name, ...)`, as oidc-provider's own events are).
+ */
+export interface SignoutNotifyEvents {
+  [REPLAY_EVENT]: (event: ReplayEvent) => void;
+  [UNAVAILABLE_EVENT]: (event: UnavailableEvent) => void;
+  [NOTIFIED_EVENT]: (event: NotifiedEvent) => void;
+  [LETTER_EVENT]: (event: LetterEvent) => void;
+}
+
+export type SignoutNotifyEventName = keyof SignoutNotifyEvents;
+
+/** Sends a plugin event to the host (the plugin's and the provider's listeners). */
+export type EmitEvent = <E extends SignoutNotifyEventName>(name: E, ...args: Parameters<SignoutNotifyEvents[E]>) => void;

@@ -1,0 +1,46 @@
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+import type { Logger } from '../options.ts';
+import { routePrefixMatcher } from '../provider/paths.ts';
+import type { Sessions } from './sessions.ts';
+
+/** Sessions a process remembers having written; the oldest are forgotten first. */
+const REMEMBERED = 10_000;
+/** At most one write per session per minute and process. */
+const EVERY_MS = 60_000;
+
+/**
+ * Records the person's service session whenever a request of the
+ * authorization endpoint (a sign-in at a site or at the console, its resume,
+ * a silent `prompt=none`) or of the device flow went through it signed in:
+ * the console's list of where the person is signed in, with the browser's
+ * User-Agent and when it was last active. After oidc-provider saved the
+ * session, so its expiry is known.
+ */
+export function recordSessions(provider: Provider, sessions: Sessions, logger: Logger): Middleware {
+  const written = new Map<string, number>();
+  const goesThroughSessions = routePrefixMatcher(provider, ['authorization', 'code_verification']);
+
+  const step: Middleware = async (ctx, next) => {
+    await next();
+    const session = (ctx as unknown as KoaContextWithOIDC).oidc?.entities?.Session as { uid: string; accountId?: string; exp?: number; destroyed?: boolean } | undefined;
+    if (!session?.accountId || session.destroyed || typeof session.exp !== 'number') return;
+    const key = `${session.accountId}\u0000${session.uid}`;
+    const now = Date.now();
+    const last = written.get(key);
+    if (last !== undefined && now - last < EVERY_MS) return;
+    written.delete(key);
+    written.set(key, now);
+    if (written.size > REMEMBERED) written.delete(written.keys().next().value!);
+    try {
+      await sessions.seen(session.accountId, session.uid, session.exp * 1000, ctx.get('user-agent'), now);
+    } catch (err) {
+      // The sign-in itself succeeded; the list catches up at the next one.
+      written.delete(key);
+      logger.warn('session not recorded', { reason: (err as Error).message });
+    }
+  };
+  return (ctx, next) => (goesThroughSessions(ctx.path) ? step(ctx, next) : next());
+}

@@ -1,0 +1,139 @@
+import type Provider from 'oidc-provider';
+
+import type { StoreAdapter } from '../../adapters/store-adapter.ts';
+import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
+import type { Logger } from '../options.ts';
+import type { SiteAccess } from '../sites/access.ts';
+import type { ConnectedSites } from '../sites/connected-sites.ts';
+import * as commands from '../store/commands.ts';
+import type { Store } from '../store/store.ts';
+import { describeDevice, type Device } from './device.ts';
+
+/** Sessions a person's list keeps; past it, the least recently active are forgotten (they still work). */
+const MAX_SESSIONS = 100;
+/** A User-Agent longer than this is cut: it only names a browser. */
+const MAX_USER_AGENT = 512;
+
+/** Key layout; documented in the README ("Redis keys"). */
+export function sessionKeys(prefix: string) {
+  return {
+    /** Hash: session uid -> JSON { firstSeenAt, lastSeenAt, expiresAt, userAgent }; expires with the last session. */
+    sessions: (accountId: string) => `${prefix}account:{${accountId}}:sessions`,
+  };
+}
+
+/** One service session of the person, as the console lists it. */
+export interface ServiceSession extends Device {
+  /** The session's uid: names it without being its cookie. */
+  id: string;
+  /** ms since the epoch. */
+  firstSeenAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  /** Sites signed in through this session (the console itself left out). */
+  clientIds: string[];
+}
+
+interface SessionRecord {
+  firstSeenAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  userAgent?: string;
+}
+
+/** What oidc-provider's Session holds that ending one needs. */
+interface ProviderSession {
+  uid: string;
+  accountId?: string;
+  exp?: number;
+  authorizations?: Record<string, { sid?: string; grantId?: string; persistsLogout?: boolean }>;
+  destroy(): Promise<void>;
+}
+
+export interface SessionsDeps {
+  store: Store;
+  adapter: StoreAdapter;
+  sites: ConnectedSites;
+  access: SiteAccess;
+  logger: Logger;
+  provider: () => Provider | undefined;
+}
+
+/**
+ * The person's service sessions (Keycloak's Device activity, Google's
+ * devices): recorded when a sign-in goes through one, listed from
+ * oidc-provider's own session records (a session that ended is dropped from
+ * the list when it is next read), and ended from the console as
+ * /session/end ends one.
+ */
+export function createSessions(deps: SessionsDeps) {
+  const keys = sessionKeys(deps.store.prefix);
+
+  function provider(): Provider {
+    const found = deps.provider();
+    if (!found) throw new Error('the plugin is not attached to a provider');
+    return found;
+  }
+
+  /** The session by its uid, if it is still the person's. */
+  async function find(accountId: string, uid: string): Promise<ProviderSession | undefined> {
+    const session = await provider().Session.findByUid(uid) as unknown as ProviderSession | undefined;
+    return session?.accountId === accountId ? session : undefined;
+  }
+
+  return {
+    keys,
+
+    /** A sign-in went through the session now (awaited by the caller; a few per minute at most). */
+    async seen(accountId: string, uid: string, expiresAt: number, userAgent: string | undefined, at = Date.now()): Promise<void> {
+      await deps.store.run(commands.sessionSeen(), [keys.sessions(accountId)], [uid, at, (userAgent ?? '').slice(0, MAX_USER_AGENT), expiresAt, MAX_SESSIONS]);
+    },
+
+    /** Every live session of the person, most recently active first. */
+    async list(accountId: string): Promise<ServiceSession[]> {
+      const recorded = Object.entries(await deps.store.hgetall(keys.sessions(accountId)));
+      const sessions = await Promise.all(recorded.map(([uid]) => find(accountId, uid)));
+      const gone = recorded.filter((_entry, i) => !sessions[i]).map(([uid]) => uid);
+      if (gone.length > 0) await deps.store.run(commands.hdel(), [keys.sessions(accountId)], gone);
+      const now = Date.now();
+      return recorded.flatMap(([uid, json], i) => {
+        const session = sessions[i];
+        if (!session) return [];
+        const record = JSON.parse(json) as SessionRecord;
+        const expiresAt = typeof session.exp === 'number' ? session.exp * 1000 : record.expiresAt;
+        if (expiresAt <= now) return [];
+        return [{
+          id: uid,
+          ...describeDevice(record.userAgent),
+          firstSeenAt: record.firstSeenAt,
+          lastSeenAt: record.lastSeenAt,
+          expiresAt,
+          clientIds: Object.keys(session.authorizations ?? {}).filter((clientId) => clientId !== CONSOLE_CLIENT_ID),
+        }];
+      }).sort((a, b) => b.lastSeenAt - a.lastSeenAt);
+    },
+
+    /**
+     * Ends one of the person's sessions as /session/end does for it: the
+     * grants of its sites that lack offline_access are revoked, the session
+     * is destroyed, and each of its sites gets back-channel logout. False
+     * when there is no such session (any more).
+     */
+    async end(accountId: string, uid: string): Promise<boolean> {
+      const session = await find(accountId, uid);
+      if (!session) return false;
+      const authorizations = Object.entries(session.authorizations ?? {});
+      await Promise.all(authorizations.map(([, a]) => (a.grantId && !a.persistsLogout ? deps.adapter.revokeGrant(a.grantId) : undefined)));
+      await session.destroy();
+      await Promise.all([
+        deps.store.run(commands.hdel(), [keys.sessions(accountId)], [uid]),
+        ...authorizations.flatMap(([clientId, a]) => (a.sid ? [deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], [a.sid])] : [])),
+      ]);
+      deps.logger.info('service session ended from the console', { sites: authorizations.length });
+      await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : []))));
+      return true;
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

@@ -1,0 +1,91 @@
+/**
+ * The token endpoint's writes are all or nothing: a token request that fails
+ * after oidc-provider collected them (here the host's account claims throw
+ * while the ID token is built, after the refresh token's consume and the new
+ * tokens' saves) consumes nothing and writes nothing, so the same refresh
+ * token still works once the fault is gone.
+ */
+import type { Server } from 'node:http';
+
+import { expect } from 'chai';
+import { generateKeyPairSync } from 'node:crypto';
+
+import Provider, { type JWK } from 'oidc-provider';
+
+import { adapterKeys, createSignoutNotify, type SignoutNotify } from '../../src/index.ts';
+import { dropPrefix, redisClient, uniquePrefix } from '../helpers/redis.ts';
+
+const CLIENT = {
+  client_id: 'batch-site', client_secret: 'batch-site-secret-0123456789abcdef', redirect_uris: ['https://site.example/cb'],
+  grant_types: ['authorization_code', 'refresh_token'],
+};
+const BASIC = `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`;
+
+describe('token endpoint writes: all or nothing', () => {
+  const redis = redisClient();
+  const prefix = uniquePrefix('token-batch');
+  let plugin: SignoutNotify;
+  let provider: Provider;
+  let server: Server;
+  let base: string;
+  let claimsFail = false;
+
+  before(async () => {
+    plugin = createSignoutNotify({ redis, keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false } });
+    const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
+    provider = new Provider('http://127.0.0.1', plugin.configure({
+      clients: [CLIENT],
+      jwks: { keys: [key] },
+      features: { devInteractions: { enabled: false } },
+      findAccount: (_ctx, sub) => ({
+        accountId: sub,
+        claims: () => {
+          if (claimsFail) throw new Error('the account store is down');
+          return { sub };
+        },
+      }),
+    }));
+    plugin.attach(provider);
+    server = provider.listen(0, '127.0.0.1') as unknown as Server;
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  after(async () => {
+    await new Promise((r) => server.close(r));
+    await plugin.close();
+    await dropPrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  const refresh = (token: string) => fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+  });
+
+  it('a refresh that fails after its writes were collected consumes nothing and writes nothing', async () => {
+    const grant = new provider.Grant({ accountId: 'batch-person', clientId: CLIENT.client_id });
+    grant.addOIDCScope('openid offline_access');
+    const grantId = await grant.save();
+    const token = await new provider.RefreshToken({
+      accountId: 'batch-person', clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
+    } as never).save();
+    const index = adapterKeys(prefix).grantIndex(grantId);
+    const before = await plugin.store.zentries(index);
+
+    claimsFail = true;
+    const failed = await refresh(token);
+    expect(failed.status).to.equal(500);
+    expect((await failed.json() as { error: string }).error).to.equal('server_error');
+    const stored = await plugin.adapter.factory('RefreshToken').find(token);
+    expect(stored, 'the refresh token is still there').to.not.equal(undefined);
+    expect(stored!.consumed, 'and not consumed').to.equal(undefined);
+    expect(await plugin.store.zentries(index), 'no new token under the grant').to.deep.equal(before);
+
+    claimsFail = false;
+    const retried = await refresh(token);
+    expect(retried.status).to.equal(200);
+    const answer = await retried.json() as { refresh_token: string; access_token: string };
+    expect(answer.refresh_token).to.be.a('string').and.not.equal(token);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * redis-server processes the tests own: on a free loopback port, in a
+ * temporary directory of their own, killed and removed afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { freePort } from './net.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends one inline command and resolves with the first reply line, or undefined when nothing answers. */
+export function rawCommand(port: number, command: string, timeoutMs = 1000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let data = '';
+    const done = (reply: string | undefined) => { socket.destroy(); resolve(reply); };
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.on('error', () => done(undefined));
+    socket.on('connect', () => socket.write(`${command}\r\n`));
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+      if (data.includes('\r\n')) done(data);
+    });
+  });
+}
+
+export interface OwnedRedis {
+  port: number;
+  url: string;
+  dir: string;
+  /** Kills the process (SIGKILL by default: as a crash) and waits for it to end. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port and directory (its append-only file brings the data back). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a redis-server the test owns. `args` are extra command-line settings. */
+export async function startRedisServer(args: string[] = [], opts: { port?: number } = {}): Promise<OwnedRedis> {
+  const port = opts.port ?? await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'osn-redis-'));
+  let child: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...args], { stdio: 'ignore' });
+    child.on('error', () => {});
+    for (let i = 0; i < 100; i += 1) {
+      const reply = await rawCommand(port, 'PING', 200);
+      if (reply?.startsWith('+PONG')) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server on port ${port} did not answer`);
+  }
+
+  async function kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const running = child;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((r) => running.once('exit', r));
+    running.kill(signal);
+    await exited;
+  }
+
+  try {
+    await start();
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    port, dir, url: `redis://127.0.0.1:${port}`, kill, start,
+    async close() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

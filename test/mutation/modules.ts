@@ -1,0 +1,64 @@
+/**
+ * What `npm run mutate` mutation-tests: each core module with the test files
+ * that exercise it (Stryker runs, for each mutant, only the tests that cover
+ * it). Equivalent mutants are marked in the sources with
+ * `// Stryker disable next-line <mutator>: <why it cannot be told apart>`.
+ */
+export interface MutationModule {
+  /** The name on the command line and of its report files. */
+  name: string;
+  /** The files mutated (globs). */
+  mutate: string[];
+  /** The test files run against the mutants (globs). */
+  spec: string[];
+}
+
+export const MODULES: readonly MutationModule[] = [
+  {
+    name: 'neutralize-links',
+    mutate: ['src/text/neutralize-links.ts'],
+    spec: ['test/text/neutralize-links.test.ts', 'test/views/notification-letter.test.ts'],
+  },
+  {
+    name: 'notify-route',
+    mutate: ['src/notify/route.ts'],
+    spec: ['test/e2e/notify.test.ts', 'test/e2e/early-answers.test.ts', 'test/e2e/defaults.test.ts', 'test/e2e/letters.test.ts'],
+  },
+  {
+    name: 'store-adapter',
+    mutate: ['adapters/store-adapter.ts'],
+    spec: [
+      'test/adapters/*.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts', 'test/e2e/refresh-leeway.test.ts',
+      'test/e2e/token-batch.test.ts', 'test/e2e/token-keys.test.ts', 'test/e2e/defaults.test.ts',
+    ],
+  },
+  {
+    name: 'provider',
+    mutate: ['src/provider/*.ts'],
+    spec: [
+      'test/e2e/session-end.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts',
+      'test/e2e/loss-of-access.test.ts', 'test/e2e/refresh-leeway.test.ts', 'test/e2e/code-flow-only.test.ts', 'test/e2e/outbound-fetch.test.ts',
+      'test/plugin/options.test.ts',
+    ],
+  },
+  {
+    name: 'site-access',
+    mutate: ['src/sites/access.ts'],
+    spec: ['test/e2e/loss-of-access.test.ts', 'test/e2e/console-api.test.ts', 'test/e2e/outbound-fetch.test.ts'],
+  },
+  {
+    name: 'send-letter',
+    mutate: ['src/notify/send-letter.ts'],
+    spec: ['test/e2e/letters.test.ts', 'test/e2e/notify.test.ts', 'test/e2e/language.test.ts'],
+  },
+  {
+    name: 'console-api',
+    mutate: ['src/console/api.ts'],
+    spec: ['test/e2e/console-api.test.ts', 'test/e2e/loss-of-access.test.ts'],
+  },
+  {
+    name: 'login-codes',
+    mutate: ['examples/reference/login-codes.ts'],
+    spec: ['test/e2e/sign-in.test.ts', 'test/e2e/sign-in-limits.test.ts', 'test/e2e/prompts.test.ts'],
+  },
+];

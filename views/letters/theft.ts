@@ -1,0 +1,83 @@
+import { t } from '../../src/i18n/index.ts';
+import type { Locale } from '../../src/i18n/index.ts';
+import { html } from '../../src/text/html.ts';
+import { neutralizeLinks } from '../../src/text/neutralize-links.ts';
+import { formatDateTime } from '../console.ts';
+import type { Letter } from './shell.ts';
+import { automatedLetterHeaders, LETTER_FONT, letterDocument } from './shell.ts';
+
+export interface TheftNoticeInput {
+  locale: Locale;
+  serviceName: string;
+  /** The site's client_name: untrusted text. */
+  siteName: string;
+  /** When the reuse was detected (ms since the epoch). */
+  at: number;
+  /** The person's list of where they are signed in. */
+  sessionsUrl: string;
+}
+
+// A name in a header or our sentence: one line, no bidi overrides.
+const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu, ' ').replace(/\s+/gu, ' ').trim();
+
+/** The notice's sentences in the reader's language: for the letter and the inbox entry alike. */
+export function theftNoticeText(input: Omit<TheftNoticeInput, 'sessionsUrl'>) {
+  const { locale, serviceName } = input;
+  // The site's name is its own words: no address in it may become a link.
+  const siteName = neutralizeLinks(oneLine(input.siteName), 'title');
+  return {
+    title: t(locale, 'theft.title', { siteName }),
+    what: t(locale, 'theft.what', { siteName, date: formatDateTime(locale, input.at) }),
+    done: t(locale, 'theft.done', { siteName }),
+    check: t(locale, 'theft.check'),
+    checks: [
+      t(locale, 'theft.check_devices', { serviceName }),
+      t(locale, 'theft.check_site', { siteName }),
+      t(locale, 'theft.check_email'),
+    ],
+    fine: t(locale, 'theft.fine'),
+    link: t(locale, 'theft.devices_link'),
+    subject: oneLine(t(locale, 'theft.subject', { siteName, serviceName })),
+    why: t(locale, 'theft.why', { serviceName }),
+  };
+}
+
+/**
+ * The letter that tells a person a sign-in of theirs was used twice (refresh
+ * token reuse, RFC 9700 section 4.14.2): which site, when, that its access
+ * ended and it will ask them to sign in again, and what to check. From the
+ * service itself, not subject to any site's settings; no unsubscribe link
+ * (a security notice, rate-limited per person and site instead).
+ */
+export function theftLetter(input: TheftNoticeInput): Letter {
+  const { locale, serviceName } = input;
+  const lines = theftNoticeText(input);
+  const text = [
+    lines.title, '',
+    lines.what, '',
+    lines.done, '',
+    lines.check,
+    ...lines.checks.map((line) => `- ${line}`), '',
+    `${lines.link}:`, input.sessionsUrl, '',
+    lines.fine, '',
+    lines.why, '',
+    `— ${serviceName}`,
+  ].join('\n');
+  const small = `margin:0;font-family:${LETTER_FONT};font-size:14px;line-height:20px;color:#4b5563;`;
+  const doc = letterDocument({ locale, title: lines.title, maxWidth: 560, content: html`<p style="margin:0 0 8px 0;font-size:14px;font-weight:700;color:#4b5563;">${serviceName}</p>
+<h1 style="margin:0 0 16px 0;font-size:22px;line-height:28px;font-weight:700;color:#111827;">${lines.title}</h1>
+<p style="margin:0 0 16px 0;">${lines.what}</p>
+<p style="margin:0 0 16px 0;">${lines.done}</p>
+<p style="margin:0 0 8px 0;font-weight:700;">${lines.check}</p>
+<ul style="margin:0 0 20px 0;padding-inline-start:20px;">
+${lines.checks.map((line) => html`<li style="margin:0 0 6px 0;">${line}</li>`)}
+</ul>
+<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 20px 0;">
+<tr><td style="border-radius:8px;background-color:#1d4ed8;">
+<a href="${input.sessionsUrl}" style="display:inline-block;padding:12px 20px;font-family:${LETTER_FONT};font-size:16px;line-height:20px;font-weight:700;color:#ffffff;text-decoration:none;border-radius:8px;">${lines.link}</a>
+</td></tr>
+</table>
+<p style="margin:0 0 16px 0;">${lines.fine}</p>
+<p style="${small}border-top:1px solid #e5e7eb;padding-top:16px;">${lines.why}</p>` });
+  return { subject: lines.subject, text, html: doc, headers: automatedLetterHeaders(locale) };
+}
