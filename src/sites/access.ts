@@ -109,8 +109,8 @@ export function createSiteAccess(deps: AccessDeps) {
 
     /** Remove access from every site the person is connected to (one confirmation in the console); returns the sites whose access ended. */
     async removeAllAccess(accountId: string): Promise<string[]> {
-      const connected = (await sites.list(accountId)).filter((site) => site.status === 'connected');
-      const results = await Promise.all(connected.map(async (site) => [site.clientId, await removeAccess(accountId, site.clientId)] as const));
+      // Every listed site: removeAccess itself leaves a blocked one alone and heals a half-done removal.
+      const results = await Promise.all((await sites.list(accountId)).map(async (site) => [site.clientId, await removeAccess(accountId, site.clientId)] as const));
       return results.filter(([, result]) => result === 'removed').map(([clientId]) => clientId);
     },
 

@@ -14,6 +14,8 @@
  */
 import { parse } from 'tldts';
 
+import { BoundedMemo } from './bounded-memo.ts';
+
 /**
  * The invisible separator: U+2060 WORD JOINER, placed on both sides of every
  * dot of a neutralized address (`example<WJ>.<WJ>com`).
@@ -70,6 +72,7 @@ const HAS_DOT = new RegExp(DOT);
 // so each run is read a bounded number of times (no quadratic rescans of a
 // long run that touches nothing).
 const SMUGGLED = new RegExp(`(?<!${SMUGGLING})${SMUGGLING}+(?=[${DOTS}@])|(?<=[${DOTS}@])${SMUGGLING}+`, 'gu');
+// Stryker disable next-line StringLiteral: the class holds only \uXXXX escapes of the BMP, read alike with and without the u flag
 const ANY_SMUGGLING = new RegExp(SMUGGLING, 'u');
 
 // One character of a domain label: letters, marks and digits of any script
@@ -154,6 +157,7 @@ const TLDTS_OPTIONS = {
 // The longest name tldts accepts; longer tokens skip the parse and the memo.
 const MAX_HOST_LENGTH = 255;
 
+// Stryker disable next-line Regex: NFC leaves ASCII as it is, and a host without any ASCII character has no '.' (false either way)
 const NON_ASCII = /[^\0-\x7F]/;
 
 /**
@@ -175,51 +179,17 @@ const NON_ASCII = /[^\0-\x7F]/;
  */
 export function isKnownZoneDomain(host: string): boolean {
   const key = (NON_ASCII.test(host) ? host.normalize('NFC') : host).toLowerCase();
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a fast path; tldts refuses a name over 255 characters, and one without a dot has no registrable domain
   if (key.length > MAX_HOST_LENGTH || !key.includes('.')) return false;
   const parsed = parse(key, TLDTS_OPTIONS);
   return parsed.hostname === key && parsed.isIp !== true && parsed.isIcann === true && parsed.domain !== null;
-}
-
-/**
- * A bounded memo of answers: two generations of at most `limit / 2` entries
- * each. A hit in the old generation is copied into the young one; when the
- * young one is full, it becomes the old one and the previous old one is
- * dropped. So it holds at most `limit` entries and keeps what was used
- * recently (an approximate LRU) for one or two `Map` lookups per call: an
- * exact LRU's delete and re-insert on every hit cost about as much as the
- * parse they save.
- */
-class BoundedMemo {
-  readonly #half: number;
-  #young = new Map<string, boolean>();
-  #old = new Map<string, boolean>();
-
-  constructor(limit: number) {
-    this.#half = Math.max(1, Math.floor(limit / 2));
-  }
-
-  get(key: string): boolean | undefined {
-    const young = this.#young.get(key);
-    if (young !== undefined) return young;
-    const old = this.#old.get(key);
-    if (old !== undefined) this.set(key, old);
-    return old;
-  }
-
-  set(key: string, value: boolean): void {
-    if (this.#young.size >= this.#half) {
-      this.#old = this.#young;
-      this.#young = new Map();
-    }
-    this.#young.set(key, value);
-  }
 }
 
 // At most 1,000 tokens of at most 255 characters, as written (the case and
 // normal form are the tldts check's business). Texts repeat the same few
 // addresses (`a.com ` 333 times in a 2,000-character body), and a lookup
 // costs a fraction of the checks.
-const addressMemo = new BoundedMemo(1000);
+const addressMemo = new BoundedMemo<boolean>(1000);
 
 /** A label separator (see DOTS). */
 function isDot(code: number): boolean {
@@ -233,8 +203,10 @@ function isEdge(code: number): boolean {
 
 /** Whether a dotted token is an IPv4 address or a domain in a known zone: the addresses that get the separator. */
 function isAddress(token: string): boolean {
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral: a fast path; a token without a dot has no dot to separate and is no address, and its run's spaceless pieces can hold dots only among the edge punctuation trimmed away
   if (!HAS_DOT.test(token)) return false;
   const known = addressMemo.get(token);
+  // Stryker disable next-line ConditionalExpression: the memo only saves work; without it the same answer is computed again
   if (known !== undefined) return known;
   // Judged as a URL parser reads it: every kind of stop is a dot.
   const host = token.replace(OTHER_DOTS, '.');
@@ -316,22 +288,28 @@ export function neutralizeLinks(text: string, where: TextPlace): string {
   scan.lastIndex = 0;
   for (let m = scan.exec(clean); m !== null; m = scan.exec(clean)) {
     const [, first, rest] = m;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: groups 1 and 2 are set together (a dotted run) or not at all (an https:// address)
     if (first === undefined || rest === undefined) continue; // an https:// address in the body: as written
     const from = m.index - first.length;
     let to = scan.lastIndex;
     const glued = clean.startsWith('://', to) ? GLUED_SCHEME.exec(rest) : null;
     if (glued !== null) {
       // `evil.com.https://x`: judge `evil.com` and scan again from the scheme.
+      // Scanning again from the end of `evil.com` reads the scheme's dot as a
+      // run of one label (`com.https`), which is never an address.
       to -= glued[0].length;
-      scan.lastIndex = to + (glued[0].startsWith('.') ? 1 : 0);
+      scan.lastIndex = to;
     }
     if (separate(from, to)) continue;
     const run = clean.slice(from, to);
+    // Stryker disable next-line ConditionalExpression: a fast path; without spaceless letters the one piece is the run itself, already judged
     if (!HAS_SPACELESS.test(run)) continue;
     SPACED_RUN.lastIndex = 0;
     for (let piece = SPACED_RUN.exec(run); piece !== null; piece = SPACED_RUN.exec(run)) {
+      // Stryker disable next-line ConditionalExpression: a fast path; a piece without a dot is never an address
       if (HAS_DOT.test(piece[0])) separate(from + piece.index, from + SPACED_RUN.lastIndex);
     }
   }
+  // Stryker disable next-line ConditionalExpression: a fast path; `out` is empty while nothing was copied
   return copied === 0 ? clean : out + clean.slice(copied);
 }

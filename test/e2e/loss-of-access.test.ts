@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 
 import { Agent, formFor, type Response } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
+import { freePort } from '../helpers/net.ts';
 import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { REPLAY_EVENT, type ReplayEvent } from '../../src/index.ts';
 
@@ -21,7 +22,9 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
   let siteA: ReturnType<typeof siteClient>;
   const siteB = siteClient('loss-b');
   let orgSite: ReturnType<typeof siteClient>;
+  let deadSite: ReturnType<typeof siteClient>;
   let a: oidc.Configuration;
+  let dead: oidc.Configuration;
   let b: oidc.Configuration;
   let org: oidc.Configuration;
 
@@ -29,18 +32,24 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
     receiver = await startReceiver();
     siteA = siteClient('loss-a', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
     orgSite = siteClient('loss-org', { client_name: 'Acme Intranet', backchannel_logout_uri: receiver.url });
+    // A site whose back-channel receiver is down: nothing listens on that port.
+    deadSite = siteClient('loss-dead', { backchannel_logout_uri: `http://127.0.0.1:${await freePort()}/logout` });
     h = await startHarness('loss', {
-      clients: [siteA, siteB, orgSite],
+      clients: [siteA, siteB, orgSite, deadSite],
       allowPrivateFetchHosts: ['127.0.0.1'],
       logger,
       organizations: [{
         id: 'acme', name: 'Acme', admins: ['boss@acme.example'],
-        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example'], clients: ['loss-org'],
+        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example', 'flo@acme.example', 'gil@acme.example'], clients: ['loss-org'],
+      }, {
+        // A second owner of the same site: its members keep their access there when Acme removes them.
+        id: 'acme-partner', name: 'Acme Partner', admins: ['partner-boss@acme.example'], members: ['flo@acme.example'], clients: ['loss-org'],
       }],
     });
     a = await discover(h, siteA);
     b = await discover(h, siteB);
     org = await discover(h, orgSite);
+    dead = await discover(h, deadSite);
   });
   after(async () => {
     await h.close();
@@ -188,6 +197,69 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
       expect(await h.reference.plugin.blockSite(await accountId('block6@example.com'), 'loss-b')).to.equal('not_connected');
     });
+
+    it('unblocks through the exported unblockSite: connected, already_connected, not_connected', async () => {
+      await signIn(h, a, new Agent(), 'unblock1@example.com');
+      const id = await accountId('unblock1@example.com');
+      expect(await h.reference.plugin.unblockSite(id, 'loss-a')).to.equal('already_connected');
+      expect(await h.reference.plugin.blockSite(id, 'loss-a')).to.equal('blocked');
+      expect(await h.reference.plugin.unblockSite(id, 'loss-a')).to.equal('connected');
+      expect(await h.reference.plugin.unblockSite(id, 'loss-a')).to.equal('already_connected');
+      expect(await h.reference.plugin.unblockSite(id, 'loss-b')).to.equal('not_connected');
+    });
+
+    it('logs what it did: the grants revoked, each logout token delivered or failed (a site without a receiver: none)', async () => {
+      const laptop = new Agent();
+      await signIn(h, a, laptop, 'block8@example.com');
+      await signIn(h, b, laptop, 'block8@example.com');
+      await signIn(h, dead, laptop, 'block8@example.com');
+      const id = await accountId('block8@example.com');
+
+      let from = lines.length;
+      expect(await h.reference.plugin.blockSite(id, 'loss-a')).to.equal('blocked');
+      expect(lines.slice(from).filter((l) => l.fields?.clientId === 'loss-a')).to.deep.equal([
+        { level: 'info', message: 'site access revoked', fields: { clientId: 'loss-a', grants: 1 } },
+        { level: 'info', message: 'back-channel logout delivered', fields: { clientId: 'loss-a' } },
+      ]);
+
+      from = lines.length;
+      expect(await h.reference.plugin.blockSite(id, 'loss-b')).to.equal('blocked');
+      expect(lines.slice(from).filter((l) => l.fields?.clientId === 'loss-b')).to.deep.equal([
+        { level: 'info', message: 'site access revoked', fields: { clientId: 'loss-b', grants: 1 } },
+      ]);
+
+      from = lines.length;
+      expect(await h.reference.plugin.blockSite(id, 'loss-dead')).to.equal('blocked');
+      const deadLines = lines.slice(from).filter((l) => l.fields?.clientId === 'loss-dead');
+      expect(deadLines.map((l) => [l.level, l.message])).to.deep.equal([['info', 'site access revoked'], ['warn', 'back-channel logout failed']]);
+      expect(deadLines[1]!.fields).to.have.keys('clientId', 'reason');
+      expect(deadLines[1]!.fields!.reason).to.be.a('string').and.not.equal('');
+      // Blocking again: nothing left to revoke, nothing logged.
+      from = lines.length;
+      expect(await h.reference.plugin.blockSite(id, 'loss-dead')).to.equal('already_blocked');
+      expect(lines.length).to.equal(from);
+    });
+
+    it('still tells the site when the person signed out before (no session left, a refresh token alive): one logout token with sub only', async () => {
+      const agent = new Agent();
+      const { tokens } = await signIn(h, a, agent, 'block9@example.com', { scope: 'openid email offline_access', prompt: 'consent' });
+      const orgAgent = new Agent();
+      const atOrg = await signIn(h, org, orgAgent, 'gil@acme.example', { scope: 'openid email offline_access', prompt: 'consent' });
+      // The person signs out of the service at the organization's site (sub-only site): the session ends, the offline grant lives.
+      const end = await orgAgent.get(`${h.issuer}/session/end?${new URLSearchParams({ id_token_hint: atOrg.tokens.id_token!, client_id: 'loss-org' })}`);
+      await orgAgent.follow(end, () => false);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await oidc.refreshTokenGrant(org, atOrg.tokens.refresh_token!)).access_token).to.be.a('string');
+      const before = receiver.tokens.length;
+      const gilId = await accountId('gil@acme.example');
+      expect(await h.reference.plugin.blockSite(gilId, 'loss-org')).to.equal('blocked');
+      const received = receiver.tokens.slice(before);
+      expect(received).to.have.length(1);
+      const payload = await receiver.verify(received[0]!, h.issuer, 'loss-org');
+      expect([payload.sub, payload.sid]).to.deep.equal([atOrg.tokens.claims()!.sub, undefined]);
+      // The other site's grant, with its own session, was never touched.
+      expect((await oidc.refreshTokenGrant(a, tokens.refresh_token!)).access_token).to.be.a('string');
+    });
   });
 
   describe('Remove access', () => {
@@ -264,6 +336,17 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
       expect(sites.map((s) => s.status)).to.deep.equal(['access_removed', 'access_removed']);
       expect(await api(agent, 'POST', '/remove-access')).to.deep.include({ status: 200, body: { removed: [] } });
+    });
+
+    it('Remove access from all sites leaves a blocked site blocked and does not count it', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'remove-all2@example.com');
+      await signIn(h, b, agent, 'remove-all2@example.com');
+      expect((await api(agent, 'POST', '/sites/loss-b/block')).status).to.equal(204);
+      expect(await api(agent, 'POST', '/remove-access')).to.deep.include({ status: 200, body: { removed: ['loss-a'] } });
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(Object.fromEntries(sites.map((s) => [s.clientId, s.status]))).to.deep.equal({ 'loss-a': 'access_removed', 'loss-b': 'blocked' });
+      expect(await h.reference.plugin.removeAllAccess(await accountId('remove-all2@example.com'))).to.deep.equal([]);
     });
 
     it('through the pages: the confirmation says what happens, the answer comes back with its notice; the site\'s page shows its state', async () => {
@@ -441,6 +524,17 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       await new Promise((r) => setTimeout(r, 100));
       expect(receiver.tokens.length - before).to.equal(1);
       expect(await h.reference.plugin.removeMember('acme', 'nobody')).to.equal('not_member');
+      expect(lines.filter((l) => l.message === 'organization member removed')).to.deep.include({ level: 'info', message: 'organization member removed', fields: { orgId: 'acme' } });
+    });
+
+    it('leaves the access of a member another organization owning the same site still counts', async () => {
+      const { tokens } = await signIn(h, org, new Agent(), 'flo@acme.example');
+      const floId = await accountId('flo@acme.example');
+      const before = receiver.tokens.length;
+      expect(await h.reference.plugin.removeMember('acme', floId)).to.equal('removed');
+      expect((await oidc.refreshTokenGrant(org, tokens.refresh_token!)).access_token).to.be.a('string');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.tokens.length).to.equal(before);
     });
   });
 });

@@ -79,6 +79,8 @@ describe('POST /api/notify', () => {
         [basic('nobody', 'whatever'), 'client authentication failed'],
         [basic('n-public', ''), 'client authentication failed'],
         [basic('n-public', 'anything'), 'client authentication failed'],
+        // Not form-encoding (RFC 6749 appendix B): a '%' without two hex digits.
+        [`Basic ${Buffer.from('n-site:100%').toString('base64')}`, 'HTTP Basic client authentication is required'],
       ];
       for (const [auth, description] of cases) {
         const res = await notify(message(sub), { auth });
@@ -130,6 +132,8 @@ describe('POST /api/notify', () => {
       await check(notify(message(sub, { body: 'a\r\nb' })), invalid('body: must not contain control characters other than newline and tab'));
       await check(notify(message(sub, { url: 5 })), invalid('url: must be a string'));
       await check(notify(message(sub, { priority: 'high' })), invalid('unknown field "priority"'));
+      await check(notify(message(sub, { priority: 'high', icon: 'x' })), invalid('unknown field "priority", "icon"'));
+      await check(notify(message('')), invalid('sub: must not be empty'));
       await check(notify(message(sub), { headers: { 'idempotency-key': 'a b' } }), invalid('Idempotency-Key: at most 255 visible ASCII characters'));
     });
 

@@ -11,13 +11,20 @@ export interface MutationModule {
   mutate: string[];
   /** The test files run against the mutants (globs). */
   spec: string[];
+  /**
+   * A fresh test process for every mutant: for modules with state of their
+   * own (a memo), which would otherwise carry answers from one mutant's run
+   * into the next and let mutants survive by luck.
+   */
+  freshProcess?: boolean;
 }
 
 export const MODULES: readonly MutationModule[] = [
   {
     name: 'neutralize-links',
-    mutate: ['src/text/neutralize-links.ts'],
-    spec: ['test/text/neutralize-links.test.ts', 'test/views/notification-letter.test.ts'],
+    mutate: ['src/text/neutralize-links.ts', 'src/text/bounded-memo.ts'],
+    spec: ['test/text/neutralize-links.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter.test.ts'],
+    freshProcess: true,
   },
   {
     name: 'notify-route',

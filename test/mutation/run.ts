@@ -53,6 +53,7 @@ function runStryker(module: MutationModule, redisUrl: string): Promise<number> {
     tempDirName: '.stryker-tmp',
     cleanTempDir: 'always',
     concurrency: 1,
+    maxTestRunnerReuse: module.freshProcess ? 1 : 0,
     timeoutMS: 20_000,
     disableTypeChecks: '{src,adapters,views,examples}/**/*.ts',
   };

@@ -328,6 +328,8 @@ describe('neutralizeLinks', () => {
       ...unchanged(host(256)),
       ['evil.httpbin.orghttps://x', `${n('evil.httpbin.org')}https://x`],
       ['evil.httpbin.org.http://x', `${n('evil.httpbin.org')}.http://x`],
+      // Without `://` a trailing `http` is part of the name: `orghttp` is no zone.
+      ...unchanged('mail.orghttp and mail.comhttps'),
     ]);
     expect(host(255)).to.have.length(255);
     expect(host(256)).to.have.length(256);
