@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 
 import { Agent, formFor, type Response } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
+import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
 import { freePort } from '../helpers/net.ts';
 import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { REPLAY_EVENT, type ReplayEvent } from '../../src/index.ts';
@@ -38,9 +39,11 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       clients: [siteA, siteB, orgSite, deadSite],
       allowPrivateFetchHosts: ['127.0.0.1'],
       logger,
+      // Every sign-in of this file comes from 127.0.0.1: more than the default 30 code requests per IP.
+      loginCodeLimits: { ...defaultLoginCodeLimits, perIp: { limit: 200, windowMs: 15 * 60_000 } },
       organizations: [{
         id: 'acme', name: 'Acme', admins: ['boss@acme.example'],
-        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example', 'flo@acme.example', 'gil@acme.example'], clients: ['loss-org'],
+        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example', 'flo@acme.example', 'gil@acme.example', 'hal@acme.example'], clients: ['loss-org'],
       }, {
         // A second owner of the same site: its members keep their access there when Acme removes them.
         id: 'acme-partner', name: 'Acme Partner', admins: ['partner-boss@acme.example'], members: ['flo@acme.example'], clients: ['loss-org'],
@@ -206,6 +209,16 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(await h.reference.plugin.unblockSite(id, 'loss-a')).to.equal('connected');
       expect(await h.reference.plugin.unblockSite(id, 'loss-a')).to.equal('already_connected');
       expect(await h.reference.plugin.unblockSite(id, 'loss-b')).to.equal('not_connected');
+    });
+
+    it('Unblock does not give access back to a site whose access was removed', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'unblock2@example.com');
+      const id = await accountId('unblock2@example.com');
+      expect(await h.reference.plugin.removeAccess(id, 'loss-a')).to.equal('removed');
+      expect(await h.reference.plugin.unblockSite(id, 'loss-a')).to.equal('already_connected');
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(sites.find((s) => s.clientId === 'loss-a')!.status).to.equal('access_removed');
     });
 
     it('logs what it did: the grants revoked, each logout token delivered or failed (a site without a receiver: none)', async () => {
@@ -524,7 +537,21 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       await new Promise((r) => setTimeout(r, 100));
       expect(receiver.tokens.length - before).to.equal(1);
       expect(await h.reference.plugin.removeMember('acme', 'nobody')).to.equal('not_member');
-      expect(lines.filter((l) => l.message === 'organization member removed')).to.deep.include({ level: 'info', message: 'organization member removed', fields: { orgId: 'acme' } });
+    });
+
+    it('logs each removal, a repeated one too (it heals a half-done earlier one), and nothing for someone who never was a member', async () => {
+      await signIn(h, org, new Agent(), 'hal@acme.example');
+      const halId = await accountId('hal@acme.example');
+      let from = lines.length;
+      expect(await h.reference.plugin.removeMember('acme', halId)).to.equal('removed');
+      const removed = { level: 'info', message: 'organization member removed', fields: { orgId: 'acme' } };
+      expect(lines.slice(from).filter((l) => l.message !== 'site access revoked' && !l.message.startsWith('back-channel'))).to.deep.equal([removed]);
+      from = lines.length;
+      expect(await h.reference.plugin.removeMember('acme', halId)).to.equal('already_removed');
+      expect(lines.slice(from)).to.deep.equal([removed]);
+      from = lines.length;
+      expect(await h.reference.plugin.removeMember('acme', 'nobody')).to.equal('not_member');
+      expect(lines.slice(from)).to.deep.equal([]);
     });
 
     it('leaves the access of a member another organization owning the same site still counts', async () => {
