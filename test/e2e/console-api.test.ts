@@ -135,7 +135,31 @@ describe('console JSON API', () => {
     await bad({ volume: 11 }, 'unknown field "volume"');
     await bad('{"muted":', 'body is not valid JSON');
     await bad('muted=true', 'content type must be application/json', 'application/x-www-form-urlencoded');
+    await bad({ muted: true, pad: 'x'.repeat(5000) }, 'request body exceeds 4096 bytes');
+    await bad({ categories: { news: 'off', weather: 'off' } }, 'unknown field "categories.news", "categories.weather"');
+    await bad('null', 'body: Invalid input: expected object, received null');
     expect(((await api(agent, 'GET', '/senders')).body as Json[]).every((s) => s.muted === false)).to.equal(true);
+  });
+
+  it('answers reads with no-store, a CSP and nosniff, and allows them from any origin (a page elsewhere cannot read them: no CORS)', async () => {
+    const { agent } = await person('reads@example.com');
+    for (const method of ['GET', 'HEAD']) {
+      for (const headers of [{ origin: h.issuer }, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+        const res = await api(agent, method, '/sites', undefined, headers);
+        expect({ method, headers, status: res.status }).to.deep.equal({ method, headers, status: 200 });
+        expect(res.headers.get('cache-control')).to.equal('no-store');
+        expect(res.headers.get('content-security-policy')).to.equal("default-src 'none'; frame-ancestors 'none'");
+        expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+        expect(res.headers.get('access-control-allow-origin')).to.equal(null);
+      }
+    }
+  });
+
+  it('answers 404 for a site never used: unblock, and changing it as a sender', async () => {
+    const { agent } = await person('never@example.com');
+    const notFound = (description: string) => ({ status: 404, body: { error: 'not_found', error_description: description } });
+    expect(await api(agent, 'POST', '/sites/c-nowhere/unblock')).to.deep.include(notFound('you never signed in to this site'));
+    expect(await api(agent, 'PUT', '/senders/c-nowhere', { muted: true })).to.deep.include(notFound('no such sender: a site you signed in to and did not block'));
   });
 
   it('inbox: newest first, unread count, pages by cursor, read and delete', async () => {
@@ -161,7 +185,13 @@ describe('console JSON API', () => {
     expect(afterRead.items[0]).to.deep.include({ id, read: true });
     expect((await api(agent, 'DELETE', `/inbox/${id}`)).status).to.equal(204);
     expect((await api(agent, 'DELETE', `/inbox/${id}`)).body).to.deep.equal({ error: 'not_found', error_description: 'no such message' });
-    expect((await api(agent, 'POST', '/inbox/nope/read')).status).to.equal(404);
+    expect((await api(agent, 'POST', '/inbox/nope/read')).body).to.deep.equal({ error: 'not_found', error_description: 'no such message' });
+    // An empty or repeated cursor is no cursor: the first page.
+    for (const query of ['?cursor=', '?cursor=a&cursor=b']) {
+      const page = await api(agent, 'GET', `/inbox${query}`);
+      expect(page.status, query).to.equal(200);
+      expect((page.body as typeof first).items[0]!.title, query).to.equal('Message 24');
+    }
     expect(((await api(agent, 'GET', '/inbox')).body as typeof first).items[0]!.title).to.equal('Message 24');
     expect((await api(agent, 'GET', '/inbox?cursor=garbage')).body).to.deep.equal({ error: 'invalid_request', error_description: 'cursor: not a cursor from this inbox' });
 

@@ -484,8 +484,11 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
         error_description: 'the account is not a member of the organization that owns this site',
         state: 'st-1',
       });
-      const members = (await api(admin, 'GET', '/orgs/acme/members')).body as { accountId: string; status: string }[];
-      expect(members.find((m) => m.accountId === annId)!.status).to.equal('removed');
+      const members = (await api(admin, 'GET', '/orgs/acme/members')).body as { accountId: string; status: string; removedAt?: string }[];
+      const ann = members.find((m) => m.accountId === annId)!;
+      expect(ann.status).to.equal('removed');
+      expect(Date.parse(ann.removedAt!)).to.be.closeTo(Date.now(), 60_000);
+      expect(ann.removedAt).to.equal(new Date(Date.parse(ann.removedAt!)).toISOString());
     });
 
     it('checks membership again at refresh and introspection, so a token that escaped the revocation still fails', async () => {
