@@ -128,7 +128,6 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     const credentials = basicCredentials(ctx.get('authorization'));
     if (!credentials) throw invalidClient('HTTP Basic client authentication is required');
     const client = await provider.Client.find(credentials.id).catch(() => undefined);
-    // Stryker disable next-line StringLiteral: oidc-provider gives every client a token_endpoint_auth_method (client_secret_basic by default)
     if (!client || !['client_secret_basic', 'client_secret_post'].includes(client.clientAuthMethod ?? '') || !client.clientSecret) {
       // Unknown and public clients get the same answer as a wrong secret (client ids are not secret; secrets are).
       throw invalidClient('client authentication failed');

@@ -179,7 +179,6 @@ const NON_ASCII = /[^\0-\x7F]/;
  */
 export function isKnownZoneDomain(host: string): boolean {
   const key = (NON_ASCII.test(host) ? host.normalize('NFC') : host).toLowerCase();
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: a fast path; tldts refuses a name over 255 characters, and one without a dot has no registrable domain
   if (key.length > MAX_HOST_LENGTH || !key.includes('.')) return false;
   const parsed = parse(key, TLDTS_OPTIONS);
   return parsed.hostname === key && parsed.isIp !== true && parsed.isIcann === true && parsed.domain !== null;
@@ -203,10 +202,8 @@ function isEdge(code: number): boolean {
 
 /** Whether a dotted token is an IPv4 address or a domain in a known zone: the addresses that get the separator. */
 function isAddress(token: string): boolean {
-  // Stryker disable next-line ConditionalExpression,BooleanLiteral: a fast path; a token without a dot has no dot to separate and is no address, and its run's spaceless pieces can hold dots only among the edge punctuation trimmed away
   if (!HAS_DOT.test(token)) return false;
   const known = addressMemo.get(token);
-  // Stryker disable next-line ConditionalExpression: the memo only saves work; without it the same answer is computed again
   if (known !== undefined) return known;
   // Judged as a URL parser reads it: every kind of stop is a dot.
   const host = token.replace(OTHER_DOTS, '.');
@@ -288,7 +285,6 @@ export function neutralizeLinks(text: string, where: TextPlace): string {
   scan.lastIndex = 0;
   for (let m = scan.exec(clean); m !== null; m = scan.exec(clean)) {
     const [, first, rest] = m;
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: groups 1 and 2 are set together (a dotted run) or not at all (an https:// address)
     if (first === undefined || rest === undefined) continue; // an https:// address in the body: as written
     const from = m.index - first.length;
     let to = scan.lastIndex;
@@ -302,14 +298,11 @@ export function neutralizeLinks(text: string, where: TextPlace): string {
     }
     if (separate(from, to)) continue;
     const run = clean.slice(from, to);
-    // Stryker disable next-line ConditionalExpression: a fast path; without spaceless letters the one piece is the run itself, already judged
     if (!HAS_SPACELESS.test(run)) continue;
     SPACED_RUN.lastIndex = 0;
     for (let piece = SPACED_RUN.exec(run); piece !== null; piece = SPACED_RUN.exec(run)) {
-      // Stryker disable next-line ConditionalExpression: a fast path; a piece without a dot is never an address
       if (HAS_DOT.test(piece[0])) separate(from + piece.index, from + SPACED_RUN.lastIndex);
     }
   }
-  // Stryker disable next-line ConditionalExpression: a fast path; `out` is empty while nothing was copied
   return copied === 0 ? clean : out + clean.slice(copied);
 }

@@ -144,7 +144,7 @@ describe('console JSON API', () => {
   it('answers reads with no-store, a CSP and nosniff, and allows them from any origin (a page elsewhere cannot read them: no CORS)', async () => {
     const { agent } = await person('reads@example.com');
     for (const method of ['GET', 'HEAD']) {
-      for (const headers of [{ origin: h.issuer }, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+      for (const headers of [{ origin: h.issuer }, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
         const res = await api(agent, method, '/sites', undefined, headers);
         expect({ method, headers, status: res.status }).to.deep.equal({ method, headers, status: 200 });
         expect(res.headers.get('cache-control')).to.equal('no-store');

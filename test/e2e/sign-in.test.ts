@@ -125,7 +125,8 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     expect(wrong.body).to.include(alert('code-error', t('en', 'code.error.invalid', { count: 4 })));
     expect(wrong.body).to.include('Attempts left for this code: 4.');
     expect(wrong.body).to.match(/<input id="code" name="code"[^>]* aria-invalid="true" autofocus>/);
-    const right = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code });
+    // Pasted with the spaces around it: still the code.
+    const right = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code: ` ${code} ` });
     expect(right.status).to.equal(303);
     expect(right.location).to.match(new RegExp(`^${h.issuer}/auth/[\\w-]+$`));
     const next = await flow.agent.follow(right, isCallback);
@@ -257,6 +258,9 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     const second = await signIn(h, config, new Agent(), email);
     expect(second.tokens.claims()!.sub).to.equal(account!.accountId);
     expect(await h.reference.accounts.findByEmail(email)).to.deep.equal(account);
+    // The browser stays known for the address 180 days after its last sign-in (README "Security").
+    const known = await h.redis!.pttl(`${h.prefix}login-device:{${email}}`);
+    expect(known).to.be.within(180 * 86_400_000 - 60_000, 180 * 86_400_000);
   });
 
   const languages: { name: string; locale: Locale; setup(agent: Agent): Record<string, string> }[] = [
@@ -343,6 +347,10 @@ describe('reference provider, sign-in code limits (Redis)', () => {
       const flow = await begin(h, new Agent());
       const { codePage, code } = await requestCode(h, flow, 'late@example.com');
       await settle(400);
+      // The page, shown again, offers only a new code.
+      const shown = await flow.agent.get(flow.page.url);
+      expect(shown.body).to.include(alert('code-error', t('en', 'code.error.unusable')));
+      expect(shown.body).to.not.include('name="code"');
       const res = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code });
       expect(res.status).to.equal(400);
       expect(res.location).to.equal(undefined);
