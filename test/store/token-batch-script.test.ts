@@ -14,7 +14,7 @@ import * as commands from '../../src/store/commands.ts';
 import type { Store } from '../../src/store/store.ts';
 import { keysWithoutTtl, STORE_KINDS, uniquePrefix } from '../helpers/redis.ts';
 
-for (const kind of STORE_KINDS.filter((k) => k.name !== 'cluster')) {
+for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
   describe(`token_batch script (${kind.name} store)`, () => {
     let store: Store;
     let done: () => Promise<void>;
