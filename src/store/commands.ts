@@ -375,6 +375,7 @@ export const tokenBatch = script('token_batch', (kv, keys, argv) => {
   }
   if (kv.exists(tombstone)) return [1];
   const now = Number(nowMs);
+  let latest = 0;
   for (let i = 4; i < keys.length; i += 1) {
     const payload = argv[7 + (i - 4) * 2]!;
     const ttl = Number(argv[8 + (i - 4) * 2]);
@@ -382,9 +383,11 @@ export const tokenBatch = script('token_batch', (kv, keys, argv) => {
     kv.hset(keys[i]!, { p: payload });
     kv.pexpire(keys[i]!, ttl);
     kv.zadd(index, now + ttl, keys[i]!);
+    latest = Math.max(latest, now + ttl);
   }
   if (prune === '1') kv.zremrangebyscore(index, -Infinity, now);
-  const last = kv.zentries(index).at(-1);
-  if (last) kv.pexpireat(index, last[1]);
+  // PEXPIREAT ... GT, else NX: the expiry only moves later; an index without one gets one.
+  const left = kv.pttl(index);
+  if (left === -1 || latest > Date.now() + left) kv.pexpireat(index, latest);
   return [1];
 });

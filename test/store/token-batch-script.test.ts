@@ -94,6 +94,19 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
       expect(await store.zentries(grantIndex)).to.deep.equal([]);
     });
 
+    it('the index expires with its latest member: a later batch of shorter-lived records does not move its expiry earlier', async () => {
+      expect(await batch({ ttls: [60_000, 30_000] })).to.deep.equal([1]);
+      await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
+      const shorter = [keys.record('RefreshToken', 'short-rt'), keys.record('AccessToken', 'short-at')];
+      expect(await batch({ ttls: [5_000, 2_000], records: shorter })).to.deep.equal([1]);
+      expect(await store.pttl(grantIndex)).to.be.within(59_000, 60_000);
+      await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
+      const longer = [keys.record('RefreshToken', 'long-rt'), keys.record('AccessToken', 'long-at')];
+      expect(await batch({ ttls: [90_000, 2_000], records: longer })).to.deep.equal([1]);
+      expect(await store.pttl(grantIndex)).to.be.within(89_000, 90_000);
+      await store.del([...shorter, ...longer]);
+    });
+
     it('drops the index members that expired only when asked to', async () => {
       const stale = [keys.record('RefreshToken', 'stale-rt'), keys.record('AccessToken', 'stale-at')];
       const earlier = Date.now() - 10_000;

@@ -19,6 +19,8 @@
 -- ARGV[7] '1': also drop the index members that expired (the caller asks for
 --         it on a share of the writes, not on every one)
 -- ARGV[8..] payload (JSON), ttl (ms, > 0) of each new record, in KEYS order
+-- The index's expiry is the latest of its members' (index_add.lua keeps the
+-- same rule by reading its last member).
 -- Returns, like consume.lua: { 1 } done (the records are written, unless the
 -- grant is revoked), { 0, payload, kept answer or nil } when the record was
 -- consumed already, { -1 } when it no longer exists; in both nothing is written.
@@ -44,18 +46,28 @@ if redis.call('EXISTS', KEYS[4]) == 1 then
 end
 local now = tonumber(ARGV[6])
 local members = {}
+local latest = 0
 for i = 5, #KEYS do
   local at = 8 + (i - 5) * 2
   redis.call('DEL', KEYS[i])
   redis.call('HSET', KEYS[i], 'p', ARGV[at])
   redis.call('PEXPIRE', KEYS[i], ARGV[at + 1])
-  members[#members + 1] = string.format('%.0f', now + tonumber(ARGV[at + 1]))
+  local expires = now + tonumber(ARGV[at + 1])
+  if expires > latest then
+    latest = expires
+  end
+  members[#members + 1] = string.format('%.0f', expires)
   members[#members + 1] = KEYS[i]
 end
 redis.call('ZADD', KEYS[3], unpack(members))
 if ARGV[7] == '1' then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 end
-local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[3], last[2])
+-- The index expires with its last member: its expiry only ever moves later
+-- (GT), and an index this call created gets one (NX). Usually one call: the
+-- new refresh token outlives everything indexed before it.
+latest = string.format('%.0f', latest)
+if redis.call('PEXPIREAT', KEYS[3], latest, 'GT') == 0 then
+  redis.call('PEXPIREAT', KEYS[3], latest, 'NX')
+end
 return { 1 }
