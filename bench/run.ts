@@ -241,6 +241,8 @@ interface Sequential {
   wireByName?: string;
   /** INFO commandstats, server-wide: commands inside scripts included, other clients' too. */
   serverCalls?: number;
+  /** Redis' own time running the commands the server sent (INFO commandstats usec; a script's includes what it runs), µs per request. */
+  redisExecMicros?: number;
   serverByName?: string;
 }
 
@@ -383,6 +385,7 @@ async function sequential(server: Server, op: HttpOp, values: string[], bodyOf =
   const isA = server.name !== 'B';
   const c0: Counters | undefined = isA ? await server.remote.call('counters', undefined) : undefined;
   const s0 = await commandStats(redis);
+  const t0 = await commandTimes(redis);
   const latencies: number[] = [];
   const trips: number[] = [];
   let failed = 0;
@@ -395,6 +398,7 @@ async function sequential(server: Server, op: HttpOp, values: string[], bodyOf =
   }
   trips.sort((a, b) => a - b);
   const s1 = await commandStats(redis);
+  const t1 = await commandTimes(redis);
   const n = values.length;
   const out: Sequential = { n, latency: percentiles(latencies), failures: failed };
   if (isA && c0) {
@@ -416,6 +420,7 @@ async function sequential(server: Server, op: HttpOp, values: string[], bodyOf =
       wireRoundTripsMax: trips.at(-1),
       wireByName: top(wireDelta, n, 2),
       serverCalls: [...delta.values()].reduce((a, b) => a + b, 0) / n,
+      redisExecMicros: Object.keys(wireDelta).reduce((t, name) => t + (t1.get(name)?.usec ?? 0) - (t0.get(name)?.usec ?? 0), 0) / n,
       serverByName: top(delta, n, 2),
     });
   }
@@ -960,6 +965,7 @@ function report(text: TextResult[]): string {
           seq?.wireCommands !== undefined ? num(seq.wireCommands, 1) : '',
           seq?.wireRoundTrips !== undefined ? num(seq.wireRoundTrips, 1) : '',
           seq?.serverCalls !== undefined ? num(seq.serverCalls, 1) : '',
+          seq?.redisExecMicros !== undefined ? num(seq.redisExecMicros, 1) : '',
           int(a.cpu.server), name !== 'B' ? int(a.cpu.redis) : '—', int(a.cpu.client), num(a.steal, 0),
         ]);
       }
@@ -967,10 +973,10 @@ function report(text: TextResult[]): string {
     if (notifyAtRate) {
       const n = notifyAtRate;
       const sent = lettersDuringRate ? `; ${int(lettersDuringRate.perSecond)} letters/s sent meanwhile` : '';
-      rows.push([`5b. /api/notify at ${int(opts.notifyRate)} req/s (overallRate), letter worker sending${sent}`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
+      rows.push([`5b. /api/notify at ${int(opts.notifyRate)} req/s (overallRate), letter worker sending${sent}`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
     }
-    lines.push(table(['Operation', '', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx / conn. errors / wrong answers', 'A/B (per round)', 'A/C (per round)', 'one at a time p50 ms', 'Redis cmds sent/req', 'round trips/req', 'Redis calls executed/req', 'CPU µs/req server', 'Redis', 'autocannon', 'stolen %'], rows));
-    lines.push('', `A/B and A/C: A's rate over B's (the bound: no I/O) and C's (the peer: the naive Redis adapter), the median of the rounds and each round's (the servers ran in turns, so a round's three runs saw the same machine). "Redis calls executed/req": INFO commandstats over the one-at-a-time requests, every command a script runs counted (server-wide: anything else on this Redis meanwhile too); "Redis cmds sent/req" is what the server process sent. req/s counts right answers only (introspection checks \`active\`, token answers carry access, refresh and ID tokens, notify says \`email: true\`); latencies are of 2xx answers under ${opts.connections} connections. "one at a time": ${opts.sequential} requests in sequence; Redis commands and round trips per request are counted on A's Redis connection (BullMQ's letter queue included) during those. CPU µs/req: CPU time of the server process, of Redis (INFO used_cpu, server-wide) and of the autocannon process during the timed runs, divided by the requests. "stolen %": share of the machine's CPU time the hypervisor gave to other guests during those runs (/proc/stat); where it is high, rates and tails of that row are the host's, not the code's.`);
+    lines.push(table(['Operation', '', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx / conn. errors / wrong answers', 'A/B (per round)', 'A/C (per round)', 'one at a time p50 ms', 'Redis cmds sent/req', 'round trips/req', 'Redis calls executed/req', 'Redis execution µs/req', 'CPU µs/req server', 'Redis', 'autocannon', 'stolen %'], rows));
+    lines.push('', `A/B and A/C: A's rate over B's (the bound: no I/O) and C's (the peer: the naive Redis adapter), the median of the rounds and each round's (the servers ran in turns, so a round's three runs saw the same machine). "Redis calls executed/req": INFO commandstats over the one-at-a-time requests, every command a script runs counted (server-wide: anything else on this Redis meanwhile too); "Redis cmds sent/req" is what the server process sent; "Redis execution µs/req" is Redis' own time running them (commandstats \`usec\` of the commands sent, a script's including what it runs; no I/O). req/s counts right answers only (introspection checks \`active\`, token answers carry access, refresh and ID tokens, notify says \`email: true\`); latencies are of 2xx answers under ${opts.connections} connections. "one at a time": ${opts.sequential} requests in sequence; Redis commands and round trips per request are counted on A's Redis connection (BullMQ's letter queue included) during those. CPU µs/req: CPU time of the server process, of Redis (INFO used_cpu, server-wide) and of the autocannon process during the timed runs, divided by the requests. "stolen %": share of the machine's CPU time the hypervisor gave to other guests during those runs (/proc/stat); where it is high, rates and tails of that row are the host's, not the code's.`);
     lines.push('', `At a fixed rate (overallRate) autocannon gives each of the ${opts.connections} connections a budget per second which it spends at once, back to back: the server sees bursts of ${opts.connections} concurrent requests at the start of each second, not one request every ${num(1000 / opts.notifyRate, 1)} ms.`);
     lines.push('');
   }
