@@ -24,7 +24,7 @@ import { Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { JWK } from 'oidc-provider';
 
-import { drive, once, percentiles, roundRobin, type Latency, type Load, type RunResult } from './ops/drive.ts';
+import { drive, once, percentiles, roundRobin, type Load } from './ops/drive.ts';
 import { HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName } from './ops/oauth.ts';
 import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText, type TextResult } from './ops/text.ts';
@@ -37,6 +37,8 @@ import { spawnRemote, type Remote } from './rpc.ts';
 import type { Counters, GrantRevokeTiming, InboxPageTiming, ServerApi } from './server-process.ts';
 import type { ASettings, CommonSettings, CSettings } from './servers.ts';
 import { refreshRace, type RaceResult } from './ops/race.ts';
+import { aggregate, failures, perRoundRatio, type Aggregate, type GrowthRow, type Measured, type OpResult, type Sequential, type ServerName } from './results.ts';
+import { growthTargets, raceTargets, targetIntrospect, targetNotify, targetRefresh, type NotifyAtRate, type Target } from './targets.ts';
 import { startCountingSink, type CountingSink } from './smtp-sink.ts';
 import type { TokenKind } from './mint.ts';
 
@@ -136,8 +138,6 @@ for (const name of (args.ops ?? ALL_OPS.join(',')).split(',').map((s) => s.trim(
 
 // ---------------------------------------------------------------- set-up
 
-type ServerName = 'A' | 'B' | 'C';
-
 interface Server {
   name: ServerName;
   url: string;
@@ -210,79 +210,13 @@ process.once('SIGINT', () => {
 
 // ---------------------------------------------------------------- results
 
-interface Aggregate {
-  rps: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  wrong: number;
-  latency: Latency;
-  perRound: number[];
-  ranOut: boolean;
-  statusCodes: Record<string, number>;
-  /** CPU µs per request: the server process, Redis (server-wide), autocannon. */
-  cpu: { server: number; redis: number; client: number };
-  /** Share of the machine's CPU the hypervisor gave to other guests during the runs, %. */
-  steal: number;
-}
-
-interface Sequential {
-  n: number;
-  latency: Latency;
-  failures: number;
-  /** A only. */
-  storeCommands?: number;
-  storeRoundTrips?: number;
-  wireCommands?: number;
-  wireRoundTrips?: number;
-  /** Round trips of the typical request, and of the worst one. */
-  wireRoundTripsMedian?: number;
-  wireRoundTripsMax?: number;
-  wireByName?: string;
-  /** INFO commandstats, server-wide: commands inside scripts included, other clients' too. */
-  serverCalls?: number;
-  /** Redis' own time running the commands the server sent (INFO commandstats usec; a script's includes what it runs), µs per request. */
-  redisExecMicros?: number;
-  serverByName?: string;
-}
-
-interface OpResult {
-  op: HttpOp;
-  byServer: Partial<Record<ServerName, Aggregate>>;
-  sequential: Partial<Record<ServerName, Sequential>>;
-}
-
 const results: OpResult[] = [];
 let clientCost: IoredisCost[] = [];
 const extraSequential: { label: string; seq: Sequential }[] = [];
 const profiles: { op: string; server: ServerName; file: string; rps: number; requests: number; summary: ProfileSummary }[] = [];
 const notes: string[] = [];
 
-function aggregate(runs: Measured[]): Aggregate {
-  const seconds = runs.reduce((s, r) => s + r.seconds, 0);
-  const ok = runs.reduce((s, r) => s + r.ok, 0);
-  const statusCodes: Record<string, number> = {};
-  for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
-  return {
-    rps: ok / seconds,
-    ok,
-    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
-    errors: runs.reduce((s, r) => s + r.errors, 0),
-    wrong: runs.reduce((s, r) => s + r.wrong, 0),
-    latency: percentiles(runs.flatMap((r) => r.latencies)),
-    perRound: runs.map((r) => r.rps),
-    cpu: {
-      server: runs.reduce((s, r) => s + r.serverCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
-      redis: runs.reduce((s, r) => s + r.redisCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
-      client: runs.reduce((s, r) => s + r.clientCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
-    },
-    ranOut: runs.some((r) => r.ranOut),
-    statusCodes,
-    steal: (100 * runs.reduce((s, r) => s + r.stolen, 0)) / Math.max(1, runs.reduce((s, r) => s + r.ticks, 0)),
-  };
-}
 
-const failures = (a: Aggregate) => a.non2xx + a.errors + a.wrong;
 
 // ---------------------------------------------------------------- token supply
 
@@ -327,16 +261,6 @@ const stolenPct = (r: { ticks: number; stolen: number }) => (r.ticks ? (100 * r.
 const supplyCount = (l: Load, expectedRps: number) =>
   l.amount ?? Math.ceil(Math.max(expectedRps, 200) * (l.duration ?? opts.duration) * 2) + 4 * opts.connections;
 
-/** A load run with the CPU each party used: the server process, Redis (server-wide) and this process (autocannon). */
-interface Measured extends RunResult {
-  requests: number;
-  serverCpu: number;
-  redisCpu: number;
-  clientCpu: number;
-  /** Machine CPU ticks during the run, and how many the hypervisor gave to other guests. */
-  ticks: number;
-  stolen: number;
-}
 
 async function measuredDrive(server: Server, op: HttpOp, body: () => string | undefined, l: Load): Promise<Measured> {
   const [s0, r0, c0, t0] = [await server.remote.call('counters', undefined), await redisCpu(redis), process.cpuUsage(), cpuTicks()];
@@ -523,6 +447,7 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
 let notifyAtRate: Aggregate | undefined;
 /** Letters the worker sent into the sink during the fixed-rate runs, per second. */
 let lettersDuringRate: { letters: number; seconds: number; perSecond: number } | undefined;
+const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, letters: lettersDuringRate });
 
 /** 5. /api/notify as fast as it goes (the letter worker off: letters only queue). */
 async function notifyOp(): Promise<void> {
@@ -559,7 +484,7 @@ async function notifyAtRateOp(): Promise<void> {
   notifyAtRate = aggregate(runs);
   lettersDuringRate = { letters, seconds, perSecond: letters / seconds };
   const result = results.find((x) => x.op.name === 'notify');
-  if (result && !targetNotify(result).pass && !opts.profile) {
+  if (result && !targetNotify(result, notifyState()).pass && !opts.profile) {
     await profile(op, { connections: opts.connections, duration: opts.duration, overallRate: opts.notifyRate }, { A: opts.notifyRate });
   }
   // What is left in the queue would be sent during the runs that follow.
@@ -666,13 +591,6 @@ async function memoryOp(): Promise<void> {
 
 // ---------------------------------------------------------------- growth
 
-interface GrowthRow {
-  level: string; live: number; op: HttpOpName; title: string; requests: number; rps: number; p50: number; p99: number;
-  commands: number;
-  /** Redis' own execution time of the request's commands, µs (INFO commandstats usec). */
-  exec: number;
-  failures: number; cpu: Aggregate['cpu']; steal: number;
-}
 const growthRows: GrowthRow[] = [];
 /** Redis alone: its time for one HGET of a random filler record, per level. */
 const lookupRows: { level: string; records: number; micros: number }[] = [];
@@ -811,111 +729,6 @@ async function growthOp(): Promise<void> {
   }));
 }
 
-// ---------------------------------------------------------------- targets
-
-interface Target { what: string; value: string; pass: boolean }
-
-/** "2 round trips" for the typical request, with the mean and the worst when they differ. */
-function roundTrips(seq: Sequential): string {
-  const typical = seq.wireRoundTripsMedian ?? NaN;
-  const extra = seq.wireRoundTripsMax !== typical ? ` (mean ${num(seq.wireRoundTrips!)}, worst ${seq.wireRoundTripsMax} of ${seq.n})` : '';
-  return `${typical} Redis round trips per request${extra}`;
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-/** A's rate over another server's, round by round (the servers ran in turns), and their median. */
-function perRoundRatio(a: Aggregate, other: Aggregate): { median: number; rounds: number[] } {
-  const rounds = a.perRound.map((x, i) => x / other.perRound[i]!);
-  return { median: median(rounds), rounds };
-}
-
-/** A against B (the bound) and C (the peer) in req/s, median of the rounds, and A's Redis round trips. */
-function abTarget(r: OpResult, label: string, minB: number, maxTrips: number, minC?: number): Target {
-  const a = r.byServer.A!;
-  const b = r.byServer.B!;
-  const c = r.byServer.C;
-  const seq = r.sequential.A!;
-  const ab = perRoundRatio(a, b);
-  const ac = c ? perRoundRatio(a, c) : undefined;
-  const trips = seq.wireRoundTripsMedian ?? Infinity;
-  const againstC = minC === undefined ? '' : `, ≥ ${minC} × C`;
-  return {
-    what: `${label}: A ≥ ${minB} × B${againstC} req/s (median of the rounds), ≤ ${maxTrips} Redis round trips`,
-    value: `A/B ${num(ab.median)} (${int(a.rps)} / ${int(b.rps)} req/s)${ac ? `, A/C ${num(ac.median)} (${int(c!.rps)} req/s on C)` : minC === undefined ? '' : ', C not run'}, ${roundTrips(seq)}`,
-    pass: ab.median >= minB && trips <= maxTrips && failures(a) === 0 && failures(b) === 0
-      && (minC === undefined || (ac !== undefined && ac.median >= minC && failures(c!) === 0)),
-  };
-}
-
-const targetIntrospect = (r: OpResult) => abTarget(r, 'Introspection', 0.95, 1);
-const targetRefresh = (r: OpResult) => abTarget(r, 'Refresh with rotation', 0.85, 3, 1.3);
-
-function targetNotify(r: OpResult): Target {
-  const seq = r.sequential.A!;
-  const trips = seq.wireRoundTripsMedian ?? Infinity;
-  const at = notifyAtRate;
-  const ok = at !== undefined && at.latency.p99 < 10 && failures(at) === 0 && at.rps >= 0.95 * opts.notifyRate && (lettersDuringRate?.letters ?? 0) > 0;
-  return {
-    what: `/api/notify: p99 < 10 ms at ${int(opts.notifyRate)} req/s with the letter worker sending, 0 errors, ≤ 3 round trips before the 202`,
-    value: at ? `p99 ${ms(at.latency.p99)} ms at ${int(at.rps)} req/s, ${failures(at)} errors, ${int(lettersDuringRate?.perSecond ?? 0)} letters/s sent meanwhile, ${roundTrips(seq)}` : 'not run',
-    pass: ok && trips <= 3,
-  };
-}
-
-/** The race is a target for A only; B and C are shown beside it (report "Refresh race"). */
-function raceTargets(): Target[] {
-  return raceRows.filter((x) => x.server === 'A').map(({ server, result }) => ({
-    what: `Refresh race on ${server}: ${result.concurrency} concurrent refreshes with one token, every trial race-free (one live token family at most)`,
-    value: `${result.raceFree}/${result.trials} race-free (${result.oneWinnerChainDead} one winner and chain dead, ${result.oneAnswerAgain} one answer given again), ${result.severalLive} with several live families`,
-    pass: result.raceFree === result.trials,
-  }));
-}
-
-function growthTargets(): Target[] {
-  const out: Target[] = [];
-  for (const op of ['introspect', 'refresh', 'revoke'] as const) {
-    const rows = growthRows.filter((g) => g.op === op);
-    const large = rows.find((g) => g.level === 'large');
-    const small = rows.filter((g) => g.level.startsWith('small'));
-    if (!large || small.length === 0) continue;
-    const mean = (f: (g: GrowthRow) => number) => small.reduce((a, g) => a + f(g), 0) / small.length;
-    const rate = large.rps / mean((g) => g.rps);
-    const redisWork = large.exec / mean((g) => g.exec);
-    const p50 = large.p50 / mean((g) => g.p50);
-    const sameCommands = small.every((g) => Math.abs(g.commands - large.commands) < 0.05);
-    // Flat: the same commands per request (nothing in the plugin walks the tokens), and the rate
-    // and median latency the client sees within 20 % / 25 %. Redis' own execution time is shown
-    // too: it grows by a constant factor once the keys no longer fit the CPU's caches.
-    out.push({
-      what: `Flat growth, ${HTTP_OPS[op].title.replace(/^\d+b?\. /, '')}: same Redis commands/request, req/s within 20 %, p50 within 25 %`,
-      value: `${int(small[0]!.live)} → ${int(large.live)} live tokens: ${num(large.commands)} commands/req at every level; req/s × ${num(rate)}, p50 × ${num(p50)}; Redis execution µs/req × ${num(redisWork)} (large vs small levels)`,
-      pass: sameCommands && rate >= 0.8 && p50 <= 1.25 && [...small, large].every((g) => g.failures === 0),
-    });
-  }
-  if (grantRows.length === 3) {
-    const [g1, , g3] = grantRows as [GrantRevokeTiming, GrantRevokeTiming, GrantRevokeTiming];
-    out.push({
-      what: 'Revoking a grant: cost grows with its k tokens only (linear), nothing left behind',
-      value: `k=1 ${ms(g1.ms)} ms, k=10,000 ${ms(g3.ms)} ms (${num((g3.ms * 1000) / 10_000, 1)} µs/token), ${g1.roundTrips}/${g3.roundTrips} round trips, ${g1.left + g3.left} left`,
-      pass: g1.left + g3.left === 0 && g3.roundTrips === g1.roundTrips,
-    });
-  }
-  if (inboxRows.length === 2) {
-    const [few, many] = inboxRows as [InboxPageTiming, InboxPageTiming];
-    out.push({
-      what: 'Inbox page: 1,000 messages cost as 10 (median time within 30 % + 0.05 ms, same commands)',
-      value: `${ms(few.ms)} vs ${ms(many.ms)} ms, ${num(few.commands)} vs ${num(many.commands)} commands`,
-      pass: many.commands === few.commands && many.ms <= few.ms * 1.3 + 0.05,
-    });
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------- report
 
 function report(text: TextResult[]): string {
@@ -985,9 +798,9 @@ function report(text: TextResult[]): string {
   const find = (n: HttpOpName) => results.find((r) => r.op.name === n);
   if (find('introspect')) targets.push(targetIntrospect(find('introspect')!));
   if (find('refresh')) targets.push(targetRefresh(find('refresh')!));
-  if (find('notify')) targets.push(targetNotify(find('notify')!));
-  targets.push(...raceTargets());
-  targets.push(...growthTargets());
+  if (find('notify')) targets.push(targetNotify(find('notify')!, notifyState()));
+  targets.push(...raceTargets(raceRows));
+  targets.push(...growthTargets(growthRows, grantRows, inboxRows));
   for (const r of results) {
     for (const [name, a] of Object.entries(r.byServer)) {
       if (failures(a)) notes.push(`${r.op.title} on ${name}: status codes ${JSON.stringify(a.statusCodes)}, ${a.errors} connection errors, ${a.wrong} wrong answers.`);
