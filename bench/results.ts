@@ -107,3 +107,6 @@ export interface GrowthRow {
   exec: number;
   failures: number; cpu: Aggregate['cpu']; steal: number;
 }
+
+/** Redis memory per record (bench/run.ts "memory"). */
+export interface MemoryRow { what: string; perRecord: number; memoryUsage?: number; count: number; encoding?: string }
