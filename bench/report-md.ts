@@ -140,6 +140,28 @@ export function report(input: ReportInput): string {
     lines.push('');
   }
 
+  // The README's Performance table, ready to paste: A against the bound (B) and the peer (C).
+  const summary = results.filter((r) => r.byServer.A && r.byServer.B).map((r) => {
+    const [a, b, c] = [r.byServer.A!, r.byServer.B!, r.byServer.C];
+    const [sa, sc] = [r.sequential.A, r.sequential.C];
+    return [
+      r.op.title, int(a.rps), int(b.rps), c ? int(c.rps) : '—',
+      num(perRoundRatio(a, b).median), c ? num(perRoundRatio(a, c).median) : '—',
+      `${ms(a.latency.p50)} / ${ms(a.latency.p99)}`,
+      sa?.wireCommands !== undefined ? `${num(sa.wireCommands, 0)} / ${num(sa.wireRoundTrips!, 0)}${sc?.wireCommands !== undefined ? ` (C ${num(sc.wireCommands, 0)} / ${num(sc.wireRoundTrips!, 0)})` : ''}` : '',
+      sa?.serverCalls !== undefined ? `${num(sa.serverCalls, 0)}${sc?.serverCalls !== undefined ? ` (C ${num(sc.serverCalls, 0)})` : ''}` : '',
+      `${int(a.cpu.server)} / ${int(b.cpu.server)}${c ? ` / ${int(c.cpu.server)}` : ''}`,
+      `${int(a.cpu.redis)}${c ? ` / ${int(c.cpu.redis)}` : ''}`,
+    ];
+  });
+  if (summary.length) {
+    lines.push('## Summary (the README\'s Performance table)', '');
+    lines.push(table(['Operation', 'A req/s', 'B req/s', 'C req/s', 'A/B', 'A/C', 'A p50 / p99 ms', 'Redis commands / round trips (A)', 'Redis calls executed (A)', 'CPU µs/request server A / B / C', 'Redis CPU µs/request A / C'], summary), '');
+    const race = raceRows.map(({ server, result: x }) => `${server} ${x.raceFree}/${x.trials} race-free (${x.severalLive} with several live families)`).join(', ');
+    if (race) lines.push(`Refresh race (${raceRows[0]!.result.concurrency} concurrent refreshes with one token): ${race}.`, '');
+    if (notifyAtRate) lines.push(`/api/notify at ${int(opts.notifyRate)} requests/s with the letter worker sending: ${int(notifyAtRate.rps)} req/s, p50 ${ms(notifyAtRate.latency.p50)} ms, p99 ${ms(notifyAtRate.latency.p99)} ms, ${failures(notifyAtRate)} errors, ${int(lettersDuringRate?.perSecond ?? 0)} letters/s sent meanwhile.`, '');
+  }
+
   const targets: Target[] = [];
   const find = (n: HttpOpName) => results.find((r) => r.op.name === n);
   if (find('introspect')) targets.push(targetIntrospect(find('introspect')!));
