@@ -71,7 +71,7 @@ const USAGE = `npm run bench [-- options]
   --auto-pipelining       give A's ioredis client enableAutoPipelining (the host's option; off by default)
   --redis-url <url>       (REDIS_URL, else redis://127.0.0.1:6379)
   --out <dir>             (bench/results)
-  --quick                 a short smoke run (under 2 minutes)
+  --quick                 a short smoke run (2-3 minutes)
 `;
 
 const { values: args } = parseArgs({
