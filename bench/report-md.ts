@@ -25,6 +25,7 @@ export interface BenchOptions {
   notifyRate: number;
   raceTrials: number;
   withC: boolean;
+  workerInProcess: boolean;
   letters: number;
   letterConcurrency: number;
   memoryCount: number;
@@ -132,7 +133,7 @@ export function report(input: ReportInput): string {
     if (notifyAtRate) {
       const n = notifyAtRate;
       const sent = lettersDuringRate ? `; ${int(lettersDuringRate.perSecond)} letters/s sent meanwhile` : '';
-      rows.push([`5b. /api/notify at ${int(opts.notifyRate)} req/s (overallRate), letter worker sending${sent}`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
+      rows.push([`5b. /api/notify at ${int(opts.notifyRate)} req/s (overallRate), letter worker sending (${opts.workerInProcess ? 'in A\'s process' : 'its own process'})${sent}`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
     }
     lines.push(table(['Operation', '', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx / conn. errors / wrong answers', 'A/B (per round)', 'A/C (per round)', 'one at a time p50 ms', 'Redis cmds sent/req', 'round trips/req', 'Redis calls executed/req', 'Redis execution µs/req', 'CPU µs/req server', 'Redis', 'autocannon', 'stolen %'], rows));
     lines.push('', `A/B and A/C: A's rate over B's (the bound: no I/O) and C's (the peer: the naive Redis adapter), the median of the rounds and each round's (the servers ran in turns, so a round's three runs saw the same machine). "Redis calls executed/req": INFO commandstats over the one-at-a-time requests, every command a script runs counted (server-wide: anything else on this Redis meanwhile too); "Redis cmds sent/req" is what the server process sent; "Redis execution µs/req" is Redis' own time running them (commandstats \`usec\` of the commands sent, a script's including what it runs; no I/O). req/s counts right answers only (introspection checks \`active\`, token answers carry access, refresh and ID tokens, notify says \`email: true\`); latencies are of 2xx answers under ${opts.connections} connections. "one at a time": ${opts.sequential} requests in sequence; Redis commands and round trips per request are counted on A's Redis connection (BullMQ's letter queue included) during those. CPU µs/req: CPU time of the server process, of Redis (INFO used_cpu, server-wide) and of the autocannon process during the timed runs, divided by the requests. "stolen %": share of the machine's CPU time the hypervisor gave to other guests during those runs (/proc/stat); where it is high, rates and tails of that row are the host's, not the code's.`);

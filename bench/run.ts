@@ -63,6 +63,7 @@ const USAGE = `npm run bench [-- options]
   --notify-rate <n>       requests/s for the /api/notify latency target, with the letter worker sending (2500)
   --race-trials <n>       refresh race: trials per server, each 20 concurrent refreshes with one token (20; --quick 5)
   --no-c                  leave out C (oidc-provider on the naive Redis adapter)
+  --worker-in-process     5b: the letter worker in A's process (default: a process of its own, as the README advises)
   --letters <n>           letters for the worker run (2000; --quick 200)
   --letter-concurrency <n> the plugin's letters.concurrency (4, its default)
   --memory-count <n>      records per kind for memory per record (10000; --quick 1000)
@@ -85,6 +86,7 @@ const { values: args } = parseArgs({
     'notify-rate': { type: 'string' },
     'race-trials': { type: 'string' },
     'no-c': { type: 'boolean', default: false },
+    'worker-in-process': { type: 'boolean', default: false },
     letters: { type: 'string' },
     'letter-concurrency': { type: 'string' },
     'memory-count': { type: 'string' },
@@ -123,6 +125,7 @@ const opts = {
   notifyRate: Math.round(positive('notify-rate', args['notify-rate'], 2500)),
   raceTrials: Math.round(positive('race-trials', args['race-trials'], quick ? 5 : 20)),
   withC: !args['no-c'],
+  workerInProcess: args['worker-in-process'],
   letters: Math.round(positive('letters', args.letters, quick ? 200 : 2000)),
   letterConcurrency: Math.round(positive('letter-concurrency', args['letter-concurrency'], 4)),
   memoryCount: Math.round(positive('memory-count', args['memory-count'], quick ? 1000 : 10_000)),
@@ -462,12 +465,23 @@ async function notifyOp(): Promise<void> {
 /**
  * 5b. /api/notify at a fixed rate while the letter worker sends: the letters
  * these requests queue (and any left from before) go out into the SMTP sink
- * during the runs, on the same cores and the same Redis.
+ * during the runs, on the same cores and the same Redis. The worker runs as
+ * the README advises, in a process of its own (the reference provider with
+ * the same settings, its worker started); `--worker-in-process` runs it in
+ * A's process instead, sharing A's event loop.
  */
 async function notifyAtRateOp(): Promise<void> {
   const op = HTTP_OPS.notify;
-  log(`  /api/notify at ${opts.notifyRate} req/s, the letter worker sending`);
-  await A!.remote.call('startLetterWorker', undefined);
+  log(`  /api/notify at ${opts.notifyRate} req/s, the letter worker sending (${opts.workerInProcess ? 'in A\'s process' : 'in a process of its own'})`);
+  let worker: Server | undefined;
+  if (opts.workerInProcess) {
+    await A!.remote.call('startLetterWorker', undefined);
+  } else {
+    // Operation 6 may have started A's own worker: the letters go to the worker process alone.
+    await A!.remote.call('stopLetterWorker', undefined);
+    worker = await spawn('A');
+    await worker.remote.call('startLetterWorker', undefined);
+  }
   const runs: Measured[] = [];
   let letters = 0;
   let seconds = 0;
@@ -488,6 +502,10 @@ async function notifyAtRateOp(): Promise<void> {
   }
   notifyAtRate = aggregate(runs);
   lettersDuringRate = { letters, seconds, perSecond: letters / seconds };
+  if (worker) {
+    await worker.remote.call('stopLetterWorker', undefined);
+    await worker.remote.stop();
+  }
   const result = results.find((x) => x.op.name === 'notify');
   if (result && !targetNotify(result, notifyState()).pass && !opts.profile) {
     await profile(op, { connections: opts.connections, duration: opts.duration, overallRate: opts.notifyRate }, { A: opts.notifyRate });

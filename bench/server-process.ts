@@ -75,6 +75,8 @@ export type ServerApi = {
   drainLetters(arg: undefined): Promise<void>;
   pendingLetters(arg: undefined): Promise<number>;
   startLetterWorker(arg: undefined): Promise<void>;
+  /** Stops this process' letter worker once the letters in hand are sent (the rest stay queued). */
+  stopLetterWorker(arg: undefined): Promise<void>;
   profileStart(arg: undefined): Promise<void>;
   profileStop(arg: { file: string }): Promise<ProfileSummary>;
   close(arg: undefined): Promise<void>;
@@ -291,6 +293,8 @@ const api: ServerApi = {
   async startLetterWorker() {
     needA().reference.plugin.startLetterWorker();
   },
+
+  stopLetterWorker: () => needA().reference.plugin.stopLetterWorker(),
 
   async profileStart() {
     profiler = new Session();
