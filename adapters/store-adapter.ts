@@ -326,6 +326,11 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       keep ? [Math.floor(Date.now() / 1000), seal(answer, id), leewayMs, again] : [Math.floor(Date.now() / 1000)],
     )) as [number, string?, string?];
     if (reply[0] === 1) return;
+    await refused(model, id, reply, ctx);
+  }
+
+  /** A consume that found the record gone (-1) or consumed already (0): the error to answer, the grant revoked. */
+  async function refused(model: string, id: string, reply: [number, string?, string?], ctx?: object): Promise<never> {
     if (reply[0] === -1) {
       throw new errors.InvalidGrant(`${model} not found`);
     }
@@ -347,8 +352,66 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   // The token endpoint's writes (consume the old code or refresh token, save
   // the new tokens) are collected and sent together when the response is
   // ready: one round trip instead of three. See batch()/flush().
-  type Write = ((answer?: object, ctx?: object) => Promise<void>) & { written?: () => string };
+  type Write =
+    | { consume: true; model: string; id: string }
+    | { consume: false; model: string; id: string; payload: AdapterPayload; expiresIn: number };
   const batches = new WeakMap<object, Write[]>();
+
+  const runWrite = (op: Write, answer?: object, ctx?: object): Promise<void> =>
+    (op.consume ? markConsumed(op.model, op.id, answer, ctx) : write(op.model, op.id, op.payload, op.expiresIn));
+
+  /**
+   * The usual token endpoint batch (at most one code or refresh token
+   * consumed, new tokens of one grant saved) goes as one script on a single
+   * node; anything else, and every batch on a Cluster, one script per write.
+   */
+  function oneScript(ops: Write[]): boolean {
+    if (!store.singleNode) return false;
+    let consumes = 0;
+    let grantId: unknown;
+    for (const op of ops) {
+      if (op.consume) {
+        consumes += 1;
+        continue;
+      }
+      if (!GRANTABLE.has(op.model) || typeof op.payload.grantId !== 'string' || op.payload.userCode) return false;
+      if (grantId !== undefined && op.payload.grantId !== grantId) return false;
+      grantId = op.payload.grantId;
+    }
+    return consumes <= 1 && grantId !== undefined;
+  }
+
+  /** Index members that expired are dropped on about one batch in PRUNE_EVERY, not on every one. */
+  const PRUNE_EVERY = 8;
+  let batchesSincePrune = 0;
+
+  /** {@link oneScript}'s batch: token_batch.lua. Same outcomes as the writes one by one, nothing written on a refusal. */
+  async function flushAsOne(ops: Write[], answer: object | undefined, ctx: object): Promise<void> {
+    const consumed = ops.find((op) => op.consume);
+    const saved = ops.filter((op): op is Extract<Write, { consume: false }> => !op.consume);
+    const grantId = saved[0]!.payload.grantId!;
+    const record = consumed ? keys.record(consumed.model, consumed.id) : keys.grantTombstone(grantId);
+    const keep = consumed !== undefined && answer !== undefined && consumed.model === 'RefreshToken' && leewayMs > 0;
+    const now = Date.now();
+    batchesSincePrune = (batchesSincePrune + 1) % PRUNE_EVERY;
+    const keyList = [record, keep ? keys.answer(record) : record, keys.grantIndex(grantId), keys.grantTombstone(grantId)];
+    const argv: (string | number)[] = [
+      consumed ? Math.floor(now / 1000) : '',
+      keep ? '1' : '0',
+      keep ? seal(answer, consumed.id) : '',
+      leewayMs,
+      keep && redo.get(ctx) === consumed.id ? '1' : '0',
+      now,
+      batchesSincePrune === 0 ? '1' : '0',
+    ];
+    for (const op of saved) {
+      keyList.push(keys.record(op.model, op.id));
+      argv.push(JSON.stringify(CREDENTIALS.has(op.model) ? withoutId(op.payload) : op.payload), ttlMs(op.expiresIn));
+    }
+    const reply = (await store.run(commands.tokenBatch(), keyList, argv)) as [number, string?, string?];
+    if (reply[0] === 1) return;
+    await refused(consumed!.model, consumed!.id, reply, ctx);
+  }
   function collecting(): Write[] | undefined {
     const ctx = Provider.ctx;
     return ctx ? batches.get(ctx) : undefined;
@@ -368,7 +431,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const pending = collecting();
       if (pending) {
-        pending.push(Object.assign(() => write(this.model, id, payload, expiresIn), { written: () => this.key(id) }));
+        pending.push({ consume: false, model: this.model, id, payload, expiresIn });
         return;
       }
       await write(this.model, id, payload, expiresIn);
@@ -402,7 +465,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     async consume(id: string): Promise<void> {
       const pending = collecting();
       if (pending) {
-        pending.push((answer, ctx) => markConsumed(this.model, id, answer, ctx));
+        pending.push({ consume: true, model: this.model, id });
         return;
       }
       await markConsumed(this.model, id);
@@ -449,12 +512,23 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       const ops = batches.get(ctx) ?? [];
       batches.delete(ctx);
       if (discard || ops.length === 0) return undefined;
-      const results = await Promise.allSettled(ops.map((op) => op(answer, ctx)));
+      if (oneScript(ops)) {
+        // Nothing is written when the consume is refused: nothing to take back.
+        try {
+          await flushAsOne(ops, answer, ctx);
+          return undefined;
+        } catch (err) {
+          if (err instanceof LostToLeeway) return undefined;
+          if (err instanceof errors.InvalidGrant) return err as Error;
+          throw err;
+        }
+      }
+      const results = await Promise.allSettled(ops.map((op) => runWrite(op, answer, ctx)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (!failed) return undefined;
       if (failed.reason instanceof LostToLeeway) {
         // The client gets the winner's answer (takeReplay): what this request wrote nobody holds.
-        await store.del(ops.flatMap((op) => (op.written ? [op.written()] : [])));
+        await store.del(ops.flatMap((op) => (op.consume ? [] : [keys.record(op.model, op.id)])));
         return undefined;
       }
       if (failed.reason instanceof errors.InvalidGrant) return failed.reason as Error;

@@ -1,18 +1,25 @@
 /**
  * `npm run bench`: throughput, latency, Redis round trips and memory of the
  * plugin's main jobs (issue 6), side by side with plain oidc-provider on an
- * unbounded in-memory adapter. `npm run bench -- --help` lists the options.
+ * unbounded in-memory adapter (the bound) and on the same Redis through the
+ * usual naive adapter (the peer, issue 17). `npm run bench -- --help` lists
+ * the options.
  *
  *   A  reference provider + plugin on Redis     (child process, bench/server-process.ts)
  *   B  oidc-provider + unbounded memory adapter (child process)
+ *   C  oidc-provider + naive Redis adapter      (child process, bench/naive-redis-adapter.ts)
  *   autocannon, Redis INFO, the SMTP sink and the text rules run here.
  *
  * Writes the report to stdout and bench/results/<YYYY-MM-DD>.md.
+ *
+ * This file orchestrates (servers, token supply, the runs of each operation
+ * group); what the runs keep is in results.ts, the targets in targets.ts, the
+ * markdown in report-md.ts, the requests and the refresh race in ops/.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -21,35 +28,42 @@ import { Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { JWK } from 'oidc-provider';
 
-import { drive, once, percentiles, roundRobin, type Latency, type Load, type RunResult } from './ops/drive.ts';
+import { drive, once, percentiles, roundRobin, type Load } from './ops/drive.ts';
 import { HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName } from './ops/oauth.ts';
 import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
-import { benchText, type TextResult } from './ops/text.ts';
-import { selfDiff, type ProfileSummary } from './profile.ts';
+import { benchText } from './ops/text.ts';
+import type { ProfileSummary } from './profile.ts';
 import { adapterKeys } from '../adapters/store-adapter.ts';
 import { commandStats, commandTimes, deleteFiller, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
-import { bytes, check, int, ms, num, table } from './report.ts';
+import { int, ms, num } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { spawnRemote, type Remote } from './rpc.ts';
 import type { Counters, GrantRevokeTiming, InboxPageTiming, ServerApi } from './server-process.ts';
-import type { ASettings, CommonSettings } from './servers.ts';
+import type { ASettings, CommonSettings, CSettings } from './servers.ts';
+import { refreshRace, type RaceResult } from './ops/race.ts';
+import { aggregate, failures, type Aggregate, type GrowthRow, type Measured, type MemoryRow, type OpResult, type Sequential, type ServerName } from './results.ts';
+import { targetIntrospect, targetNotify, targetRefresh, type NotifyAtRate } from './targets.ts';
+import { report } from './report-md.ts';
 import { startCountingSink, type CountingSink } from './smtp-sink.ts';
 import type { TokenKind } from './mint.ts';
 
 // ---------------------------------------------------------------- options
 
-const ALL_OPS = ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke', 'notify', 'letters', 'text', 'ioredis', 'memory', 'growth'] as const;
+const ALL_OPS = ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke', 'race', 'notify', 'letters', 'text', 'ioredis', 'memory', 'growth'] as const;
 type OpName = typeof ALL_OPS[number];
 
 const USAGE = `npm run bench [-- options]
 
   --duration <s>          seconds per timed run (10; --quick 2)
   --connections <n>       autocannon connections (10)
-  --rounds <n>            timed runs per server and operation, A and B alternating (3; --quick 1)
+  --rounds <n>            timed runs per server and operation, A, B and C taking turns (3; --quick 1)
   --warmup <n>            warm-up requests per server and operation, so V8 has optimized the hot code (6000; --quick 300)
   --ops <list>            comma-separated, of: ${ALL_OPS.join(',')} (all)
   --sequential <n>        one-at-a-time requests for round trips and commands (200; --quick 30)
-  --notify-rate <n>       requests/s for the /api/notify latency target (500)
+  --notify-rate <n>       requests/s for the /api/notify latency target, with the letter worker sending (2500)
+  --race-trials <n>       refresh race: trials per server, each 20 concurrent refreshes with one token (20; --quick 5)
+  --no-c                  leave out C (oidc-provider on the naive Redis adapter)
+  --worker-in-process     5b: the letter worker in A's process (default: a process of its own, as the README advises)
   --letters <n>           letters for the worker run (2000; --quick 200)
   --letter-concurrency <n> the plugin's letters.concurrency (4, its default)
   --memory-count <n>      records per kind for memory per record (10000; --quick 1000)
@@ -58,7 +72,7 @@ const USAGE = `npm run bench [-- options]
   --auto-pipelining       give A's ioredis client enableAutoPipelining (the host's option; off by default)
   --redis-url <url>       (REDIS_URL, else redis://127.0.0.1:6379)
   --out <dir>             (bench/results)
-  --quick                 a short smoke run (under 2 minutes)
+  --quick                 a short smoke run (2-3 minutes)
 `;
 
 const { values: args } = parseArgs({
@@ -70,6 +84,9 @@ const { values: args } = parseArgs({
     ops: { type: 'string' },
     sequential: { type: 'string' },
     'notify-rate': { type: 'string' },
+    'race-trials': { type: 'string' },
+    'no-c': { type: 'boolean', default: false },
+    'worker-in-process': { type: 'boolean', default: false },
     letters: { type: 'string' },
     'letter-concurrency': { type: 'string' },
     'memory-count': { type: 'string' },
@@ -105,7 +122,10 @@ const opts = {
   rounds: Math.round(positive('rounds', args.rounds, quick ? 1 : 3)),
   warmup: Math.round(positive('warmup', args.warmup, quick ? 300 : 6000)),
   sequential: Math.round(positive('sequential', args.sequential, quick ? 30 : 200)),
-  notifyRate: Math.round(positive('notify-rate', args['notify-rate'], 500)),
+  notifyRate: Math.round(positive('notify-rate', args['notify-rate'], 2500)),
+  raceTrials: Math.round(positive('race-trials', args['race-trials'], quick ? 5 : 20)),
+  withC: !args['no-c'],
+  workerInProcess: args['worker-in-process'],
   letters: Math.round(positive('letters', args.letters, quick ? 200 : 2000)),
   letterConcurrency: Math.round(positive('letter-concurrency', args['letter-concurrency'], 4)),
   memoryCount: Math.round(positive('memory-count', args['memory-count'], quick ? 1000 : 10_000)),
@@ -127,7 +147,7 @@ for (const name of (args.ops ?? ALL_OPS.join(',')).split(',').map((s) => s.trim(
 // ---------------------------------------------------------------- set-up
 
 interface Server {
-  name: 'A' | 'B';
+  name: ServerName;
   url: string;
   remote: Remote<ServerApi>;
 }
@@ -137,6 +157,8 @@ const log = (message: string) => console.error(`[bench ${new Date().toISOString(
 const startedAt = new Date();
 const date = `${startedAt.getFullYear()}-${String(startedAt.getMonth() + 1).padStart(2, '0')}-${String(startedAt.getDate()).padStart(2, '0')}`;
 const prefix = `osn-bench:${randomBytes(4).toString('hex')}:`;
+/** C's keys: a prefix of their own, removed when C stops. */
+const prefixC = `osn-bench-c:${randomBytes(4).toString('hex')}:`;
 const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 2 });
 const redisInfo = await serverInfo(redis).catch((err: Error) => {
   console.error(`Redis at ${opts.redisUrl} does not answer (${err.message}). Start Redis 7 or set REDIS_URL.`);
@@ -163,11 +185,11 @@ const common: Omit<CommonSettings, 'port'> = {
 const sink: CountingSink = await startCountingSink();
 const serverEntry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 
-async function spawn(name: 'A' | 'B'): Promise<Server> {
+async function spawn(name: ServerName): Promise<Server> {
   const port = await freePort();
-  const settings: ASettings | CommonSettings = name === 'A'
+  const settings: ASettings | CSettings | CommonSettings = name === 'A'
     ? { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefix, smtpPort: sink.port, letterConcurrency: opts.letterConcurrency, autoPipelining: opts.autoPipelining }
-    : { ...common, port };
+    : name === 'C' ? { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefixC } : { ...common, port };
   const remote = spawnRemote<ServerApi>(serverEntry, [name], { BENCH_SETTINGS: JSON.stringify(settings) });
   await remote.ready;
   return { name, url: `http://127.0.0.1:${port}`, remote };
@@ -175,13 +197,17 @@ async function spawn(name: 'A' | 'B'): Promise<Server> {
 
 let A: Server | undefined;
 let B: Server | undefined;
+let C: Server | undefined;
+const serverNamed = (name: ServerName): Server => ({ A, B, C })[name]!;
 let cleaned = false;
 async function cleanUp(): Promise<void> {
   if (cleaned) return;
   cleaned = true;
-  await Promise.all([A?.remote.stop(), B?.remote.stop()]);
+  await Promise.all([A?.remote.stop(), B?.remote.stop(), C?.remote.stop()]);
   const deleted = await deleteMatching(redis, `${prefix}*`);
   log(`removed ${int(deleted)} keys under ${prefix}`);
+  const deletedC = await deleteMatching(redis, `${prefixC}*`);
+  if (deletedC) log(`removed ${int(deletedC)} keys under ${prefixC}`);
   await sink.close();
   await redis.quit();
 }
@@ -192,77 +218,13 @@ process.once('SIGINT', () => {
 
 // ---------------------------------------------------------------- results
 
-interface Aggregate {
-  rps: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  wrong: number;
-  latency: Latency;
-  perRound: number[];
-  ranOut: boolean;
-  statusCodes: Record<string, number>;
-  /** CPU µs per request: the server process, Redis (server-wide), autocannon. */
-  cpu: { server: number; redis: number; client: number };
-  /** Share of the machine's CPU the hypervisor gave to other guests during the runs, %. */
-  steal: number;
-}
-
-interface Sequential {
-  n: number;
-  latency: Latency;
-  failures: number;
-  /** A only. */
-  storeCommands?: number;
-  storeRoundTrips?: number;
-  wireCommands?: number;
-  wireRoundTrips?: number;
-  /** Round trips of the typical request, and of the worst one. */
-  wireRoundTripsMedian?: number;
-  wireRoundTripsMax?: number;
-  wireByName?: string;
-  /** INFO commandstats, server-wide: commands inside scripts included, other clients' too. */
-  serverCalls?: number;
-  serverByName?: string;
-}
-
-interface OpResult {
-  op: HttpOp;
-  byServer: Partial<Record<'A' | 'B', Aggregate>>;
-  sequential: Partial<Record<'A' | 'B', Sequential>>;
-}
-
 const results: OpResult[] = [];
 let clientCost: IoredisCost[] = [];
 const extraSequential: { label: string; seq: Sequential }[] = [];
-const profiles: { op: string; server: 'A' | 'B'; file: string; rps: number; requests: number; summary: ProfileSummary }[] = [];
+const profiles: { op: string; server: ServerName; file: string; rps: number; requests: number; summary: ProfileSummary }[] = [];
 const notes: string[] = [];
 
-function aggregate(runs: Measured[]): Aggregate {
-  const seconds = runs.reduce((s, r) => s + r.seconds, 0);
-  const ok = runs.reduce((s, r) => s + r.ok, 0);
-  const statusCodes: Record<string, number> = {};
-  for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
-  return {
-    rps: ok / seconds,
-    ok,
-    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
-    errors: runs.reduce((s, r) => s + r.errors, 0),
-    wrong: runs.reduce((s, r) => s + r.wrong, 0),
-    latency: percentiles(runs.flatMap((r) => r.latencies)),
-    perRound: runs.map((r) => r.rps),
-    cpu: {
-      server: runs.reduce((s, r) => s + r.serverCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
-      redis: runs.reduce((s, r) => s + r.redisCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
-      client: runs.reduce((s, r) => s + r.clientCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
-    },
-    ranOut: runs.some((r) => r.ranOut),
-    statusCodes,
-    steal: (100 * runs.reduce((s, r) => s + r.stolen, 0)) / Math.max(1, runs.reduce((s, r) => s + r.ticks, 0)),
-  };
-}
 
-const failures = (a: Aggregate) => a.non2xx + a.errors + a.wrong;
 
 // ---------------------------------------------------------------- token supply
 
@@ -307,16 +269,6 @@ const stolenPct = (r: { ticks: number; stolen: number }) => (r.ticks ? (100 * r.
 const supplyCount = (l: Load, expectedRps: number) =>
   l.amount ?? Math.ceil(Math.max(expectedRps, 200) * (l.duration ?? opts.duration) * 2) + 4 * opts.connections;
 
-/** A load run with the CPU each party used: the server process, Redis (server-wide) and this process (autocannon). */
-interface Measured extends RunResult {
-  requests: number;
-  serverCpu: number;
-  redisCpu: number;
-  clientCpu: number;
-  /** Machine CPU ticks during the run, and how many the hypervisor gave to other guests. */
-  ticks: number;
-  stolen: number;
-}
 
 async function measuredDrive(server: Server, op: HttpOp, body: () => string | undefined, l: Load): Promise<Measured> {
   const [s0, r0, c0, t0] = [await server.remote.call('counters', undefined), await redisCpu(redis), process.cpuUsage(), cpuTicks()];
@@ -361,9 +313,11 @@ const top = (m: Map<string, number> | Record<string, number>, n: number, per: nu
  * counters, everything on A's connection, and INFO commandstats).
  */
 async function sequential(server: Server, op: HttpOp, values: string[], bodyOf = op.body): Promise<Sequential> {
-  const isA = server.name === 'A';
+  // A and C talk to Redis: their connections are counted (B has none).
+  const isA = server.name !== 'B';
   const c0: Counters | undefined = isA ? await server.remote.call('counters', undefined) : undefined;
   const s0 = await commandStats(redis);
+  const t0 = await commandTimes(redis);
   const latencies: number[] = [];
   const trips: number[] = [];
   let failed = 0;
@@ -376,6 +330,7 @@ async function sequential(server: Server, op: HttpOp, values: string[], bodyOf =
   }
   trips.sort((a, b) => a - b);
   const s1 = await commandStats(redis);
+  const t1 = await commandTimes(redis);
   const n = values.length;
   const out: Sequential = { n, latency: percentiles(latencies), failures: failed };
   if (isA && c0) {
@@ -387,15 +342,17 @@ async function sequential(server: Server, op: HttpOp, values: string[], bodyOf =
       const d = calls - (c0.wire.byName[name] ?? 0);
       if (d) wireDelta[name] = d;
     }
-    Object.assign(out, {
+    Object.assign(out, server.name !== 'A' ? {} : {
       storeCommands: (c1.store.commands - c0.store.commands) / n,
       storeRoundTrips: (c1.store.roundTrips - c0.store.roundTrips) / n,
+    }, {
       wireCommands: (c1.wire.commands - c0.wire.commands) / n,
       wireRoundTrips: (c1.wire.roundTrips - c0.wire.roundTrips) / n,
       wireRoundTripsMedian: trips[Math.floor(trips.length / 2)],
       wireRoundTripsMax: trips.at(-1),
       wireByName: top(wireDelta, n, 2),
       serverCalls: [...delta.values()].reduce((a, b) => a + b, 0) / n,
+      redisExecMicros: Object.keys(wireDelta).reduce((t, name) => t + (t1.get(name)?.usec ?? 0) - (t0.get(name)?.usec ?? 0), 0) / n,
       serverByName: top(delta, n, 2),
     });
   }
@@ -419,7 +376,7 @@ async function sequentialValues(server: Server, op: HttpOp, n: number): Promise<
 
 /** CPU profiles (V8's, as `node --cpu-prof` takes them) of A, and of B for comparison, during one run each. */
 async function profile(op: HttpOp, l: Load, expected: Record<string, number>): Promise<void> {
-  for (const server of op.servers.map((n) => (n === 'A' ? A! : B!))) {
+  for (const server of op.servers.filter((n) => n !== 'C' || opts.profile).map(serverNamed).filter(Boolean)) {
     const file = join(opts.out, `${date}-${op.name}-${server.name}.cpuprofile`);
     const { body, supply } = await bodies(server, op, supplyCount(l, expected[server.name] ?? 1000));
     await server.remote.call('profileStart', undefined);
@@ -451,7 +408,7 @@ async function sanity(server: Server, op: HttpOp): Promise<void> {
 
 async function httpOp(name: HttpOpName): Promise<OpResult> {
   const op = HTTP_OPS[name];
-  const servers = op.servers.map((s) => (s === 'A' ? A! : B!));
+  const servers = op.servers.filter((s) => s !== 'C' || C).map(serverNamed);
   log(`${op.title}`);
   for (const s of servers) await sanity(s, op);
 
@@ -461,9 +418,10 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
     expected[s.name] = w.rps;
     log(`  warm-up ${s.name}: ${int(w.rps)} req/s`);
   }
-  const runs: Record<string, Measured[]> = { A: [], B: [] };
+  const runs: Record<string, Measured[]> = { A: [], B: [], C: [] };
   for (let round = 0, retries = 0; round < opts.rounds;) {
-    const order = round % 2 === 0 ? servers : [...servers].reverse();
+    // The servers take turns, each starting a round in turn (A B C, B C A, C A B).
+    const order = servers.map((_s, i) => servers[(i + round) % servers.length]!);
     const pair: Measured[] = [];
     for (const s of order) {
       const r = await load(s, op, { connections: opts.connections, duration: opts.duration }, expected[s.name]);
@@ -495,26 +453,78 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
 }
 
 let notifyAtRate: Aggregate | undefined;
+/** Letters the worker sent into the sink during the fixed-rate runs, per second. */
+let lettersDuringRate: { letters: number; seconds: number; perSecond: number } | undefined;
+const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, letters: lettersDuringRate });
 
+/** 5. /api/notify as fast as it goes (the letter worker off: letters only queue). */
 async function notifyOp(): Promise<void> {
-  const result = await httpOp('notify');
+  await httpOp('notify');
+}
+
+/**
+ * 5b. /api/notify at a fixed rate while the letter worker sends: the letters
+ * these requests queue (and any left from before) go out into the SMTP sink
+ * during the runs, on the same cores and the same Redis. The worker runs as
+ * the README advises, in a process of its own (the reference provider with
+ * the same settings, its worker started); `--worker-in-process` runs it in
+ * A's process instead, sharing A's event loop.
+ */
+async function notifyAtRateOp(): Promise<void> {
   const op = HTTP_OPS.notify;
-  log(`  at ${opts.notifyRate} req/s`);
+  log(`  /api/notify at ${opts.notifyRate} req/s, the letter worker sending (${opts.workerInProcess ? 'in A\'s process' : 'in a process of its own'})`);
+  let worker: Server | undefined;
+  if (opts.workerInProcess) {
+    await A!.remote.call('startLetterWorker', undefined);
+  } else {
+    // Operation 6 may have started A's own worker: the letters go to the worker process alone.
+    await A!.remote.call('stopLetterWorker', undefined);
+    worker = await spawn('A');
+    await worker.remote.call('startLetterWorker', undefined);
+  }
   const runs: Measured[] = [];
+  let letters = 0;
+  let seconds = 0;
   for (let round = 0, retries = 0; round < opts.rounds;) {
+    const before = sink.received;
     const r = await load(A!, op, { connections: opts.connections, duration: opts.duration, overallRate: opts.notifyRate });
-    log(`  rate round ${round + 1}: ${int(r.rps)} req/s, p99 ${ms(r.latency.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}, ${num(stolenPct(r), 0)} % stolen`);
+    const sent = sink.received - before;
+    log(`  rate round ${round + 1}: ${int(r.rps)} req/s, p99 ${ms(r.latency.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}, ${int(sent / r.seconds)} letters/s sent meanwhile, ${num(stolenPct(r), 0)} % stolen`);
     if (stolenPct(r) > STEAL_LIMIT && retries < MAX_RETRIES) {
       retries += 1;
       stealRetries.push(`/api/notify at ${opts.notifyRate} req/s, round ${round + 1}`);
       continue;
     }
     runs.push(r);
+    letters += sent;
+    seconds += r.seconds;
     round += 1;
   }
   notifyAtRate = aggregate(runs);
-  if (!targetNotify(result).pass && !opts.profile) {
+  lettersDuringRate = { letters, seconds, perSecond: letters / seconds };
+  if (worker) {
+    await worker.remote.call('stopLetterWorker', undefined);
+    await worker.remote.stop();
+  }
+  const result = results.find((x) => x.op.name === 'notify');
+  if (result && !targetNotify(result, notifyState()).pass && !opts.profile) {
     await profile(op, { connections: opts.connections, duration: opts.duration, overallRate: opts.notifyRate }, { A: opts.notifyRate });
+  }
+  // What is left in the queue would be sent during the runs that follow.
+  await A!.remote.call('drainLetters', undefined);
+}
+
+// ---------------------------------------------------------------- refresh race
+
+const raceRows: { server: ServerName; result: RaceResult }[] = [];
+
+async function raceOp(): Promise<void> {
+  log(`Refresh race: ${opts.raceTrials} trials of 20 concurrent refreshes with one token`);
+  for (const server of [A, B, C].filter((x): x is Server => x !== undefined)) {
+    const tokens = await server.remote.call('mint', { kind: 'refresh', count: opts.raceTrials });
+    const result = await refreshRace(server.url, tokens, 20);
+    raceRows.push({ server: server.name, result });
+    log(`  ${server.name}: ${result.raceFree}/${result.trials} race-free (${result.oneWinnerChainDead} one winner and chain dead, ${result.oneAnswerAgain} one answer given again), ${result.severalLive} with several live families`);
   }
 }
 
@@ -548,7 +558,6 @@ async function lettersOp(): Promise<void> {
 
 // ---------------------------------------------------------------- memory per record
 
-interface MemoryRow { what: string; perRecord: number; memoryUsage?: number; count: number; encoding?: string }
 const memoryRows: MemoryRow[] = [];
 
 /** Drops the tokens, sessions and grants the runs above left (millions after refresh and code exchange). */
@@ -604,13 +613,6 @@ async function memoryOp(): Promise<void> {
 
 // ---------------------------------------------------------------- growth
 
-interface GrowthRow {
-  level: string; live: number; op: HttpOpName; title: string; requests: number; rps: number; p50: number; p99: number;
-  commands: number;
-  /** Redis' own execution time of the request's commands, µs (INFO commandstats usec). */
-  exec: number;
-  failures: number; cpu: Aggregate['cpu']; steal: number;
-}
 const growthRows: GrowthRow[] = [];
 /** Redis alone: its time for one HGET of a random filler record, per level. */
 const lookupRows: { level: string; records: number; micros: number }[] = [];
@@ -749,280 +751,37 @@ async function growthOp(): Promise<void> {
   }));
 }
 
-// ---------------------------------------------------------------- targets
-
-interface Target { what: string; value: string; pass: boolean }
-
-/** "2 round trips" for the typical request, with the mean and the worst when they differ. */
-function roundTrips(seq: Sequential): string {
-  const typical = seq.wireRoundTripsMedian ?? NaN;
-  const extra = seq.wireRoundTripsMax !== typical ? ` (mean ${num(seq.wireRoundTrips!)}, worst ${seq.wireRoundTripsMax} of ${seq.n})` : '';
-  return `${typical} Redis round trips per request${extra}`;
-}
-
-/** A against B in req/s, and A's Redis round trips, for one operation. */
-function abTarget(r: OpResult, label: string, minRatio: number, maxTrips: number): Target {
-  const a = r.byServer.A!;
-  const b = r.byServer.B!;
-  const seq = r.sequential.A!;
-  const ratio = a.rps / b.rps;
-  const trips = seq.wireRoundTripsMedian ?? Infinity;
-  return {
-    what: `${label}: A ≥ ${minRatio} × B req/s, ≤ ${maxTrips} Redis round trips`,
-    value: `A/B ${num(ratio)} (${int(a.rps)} / ${int(b.rps)} req/s), ${roundTrips(seq)}`,
-    pass: ratio >= minRatio && trips <= maxTrips && failures(a) === 0 && failures(b) === 0,
-  };
-}
-
-const targetIntrospect = (r: OpResult) => abTarget(r, 'Introspection', 0.8, 2);
-const targetRefresh = (r: OpResult) => abTarget(r, 'Refresh with rotation', 0.6, 4);
-
-function targetNotify(r: OpResult): Target {
-  const seq = r.sequential.A!;
-  const trips = seq.wireRoundTripsMedian ?? Infinity;
-  const at = notifyAtRate;
-  const ok = at !== undefined && at.latency.p99 < 25 && failures(at) === 0 && at.rps >= 0.95 * opts.notifyRate;
-  return {
-    what: `/api/notify: p99 < 25 ms at ${opts.notifyRate} req/s, 0 errors, ≤ 3 round trips before the 202`,
-    value: at ? `p99 ${ms(at.latency.p99)} ms at ${int(at.rps)} req/s, ${failures(at)} errors, ${roundTrips(seq)}` : 'not run',
-    pass: ok && trips <= 3,
-  };
-}
-
-function growthTargets(): Target[] {
-  const out: Target[] = [];
-  for (const op of ['introspect', 'refresh', 'revoke'] as const) {
-    const rows = growthRows.filter((g) => g.op === op);
-    const large = rows.find((g) => g.level === 'large');
-    const small = rows.filter((g) => g.level.startsWith('small'));
-    if (!large || small.length === 0) continue;
-    const mean = (f: (g: GrowthRow) => number) => small.reduce((a, g) => a + f(g), 0) / small.length;
-    const rate = large.rps / mean((g) => g.rps);
-    const redisWork = large.exec / mean((g) => g.exec);
-    const p50 = large.p50 / mean((g) => g.p50);
-    const sameCommands = small.every((g) => Math.abs(g.commands - large.commands) < 0.05);
-    // Flat: the same commands per request (nothing in the plugin walks the tokens), and the rate
-    // and median latency the client sees within 20 % / 25 %. Redis' own execution time is shown
-    // too: it grows by a constant factor once the keys no longer fit the CPU's caches.
-    out.push({
-      what: `Flat growth, ${HTTP_OPS[op].title.replace(/^\d+b?\. /, '')}: same Redis commands/request, req/s within 20 %, p50 within 25 %`,
-      value: `${int(small[0]!.live)} → ${int(large.live)} live tokens: ${num(large.commands)} commands/req at every level; req/s × ${num(rate)}, p50 × ${num(p50)}; Redis execution µs/req × ${num(redisWork)} (large vs small levels)`,
-      pass: sameCommands && rate >= 0.8 && p50 <= 1.25 && [...small, large].every((g) => g.failures === 0),
-    });
-  }
-  if (grantRows.length === 3) {
-    const [g1, , g3] = grantRows as [GrantRevokeTiming, GrantRevokeTiming, GrantRevokeTiming];
-    out.push({
-      what: 'Revoking a grant: cost grows with its k tokens only (linear), nothing left behind',
-      value: `k=1 ${ms(g1.ms)} ms, k=10,000 ${ms(g3.ms)} ms (${num((g3.ms * 1000) / 10_000, 1)} µs/token), ${g1.roundTrips}/${g3.roundTrips} round trips, ${g1.left + g3.left} left`,
-      pass: g1.left + g3.left === 0 && g3.roundTrips === g1.roundTrips,
-    });
-  }
-  if (inboxRows.length === 2) {
-    const [few, many] = inboxRows as [InboxPageTiming, InboxPageTiming];
-    out.push({
-      what: 'Inbox page: 1,000 messages cost as 10 (median time within 30 % + 0.05 ms, same commands)',
-      value: `${ms(few.ms)} vs ${ms(many.ms)} ms, ${num(few.commands)} vs ${num(many.commands)} commands`,
-      pass: many.commands === few.commands && many.ms <= few.ms * 1.3 + 0.05,
-    });
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------- report
-
-function report(text: TextResult[]): string {
-  const lines: string[] = [];
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const loadAfter = loadavg();
-  lines.push(`# oidc-signout-notify benchmark, ${date}`, '');
-  lines.push(`- Machine: ${availableParallelism()} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM; Node ${process.version}; Redis ${redisInfo.version} at ${opts.redisUrl.replace(/\/\/[^@]*@/, '//')}`);
-  const ticksAfter = cpuTicks();
-  const steal = ticksBefore && ticksAfter ? (100 * (ticksAfter.steal - ticksBefore.steal)) / (ticksAfter.total - ticksBefore.total) : NaN;
-  lines.push(`- Started ${startedAt.toISOString()}, took ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s. Load average (1 min) ${num(loadBefore[0]!)} before, ${num(loadAfter[0]!)} after; CPU stolen by the hypervisor during the run: ${num(steal, 1)} %. Other work shares this machine and this Redis (${int(redisInfo.keys)} keys of others at start), so rates move by 10-30 % between runs: read A/B within a round, and the CPU per request, rather than single figures.`);
-  lines.push(`- Options: ${opts.quick ? '--quick, ' : ''}duration ${opts.duration} s, ${opts.connections} connections, ${opts.rounds} round(s) per server (A and B alternating, order swapped each round; ${MAX_RETRIES ? `a round with more than ${STEAL_LIMIT} % of the CPU stolen is run again` : 'no reruns'}) after ${opts.warmup} warm-up requests, ${opts.sequential} one-at-a-time requests for round trips, /api/notify at ${opts.notifyRate} req/s, ${opts.letters} letters, ${int(opts.memoryCount)} records per kind for memory, ${int(opts.growthTokens)} tokens for growth${opts.autoPipelining ? ', A\'s ioredis client with enableAutoPipelining' : ''}; ops: ${[...opts.ops].join(', ')}`);
-  lines.push('- A: reference provider + plugin on Redis; B: plain oidc-provider 9 with the same client (client_secret_basic), signing key (RS256), TTLs, scopes, opaque tokens, refresh tokens issued and rotated, on an unbounded in-memory adapter (bench/memory-adapter.ts; not the built-in LRU of 1,000). Each in its own process; autocannon in a third. Tokens are session-bound (`openid email`, no offline_access), one sign-in (session + grant) per token, minted through the models; token answers carry an RS256 ID token on both.');
-  lines.push('');
-
-  if (results.length) {
-    lines.push('## Throughput and latency', '');
-    const rows: (string | number)[][] = [];
-    for (const r of results) {
-      for (const name of ['A', 'B'] as const) {
-        const a = r.byServer[name];
-        if (!a) continue;
-        const b = r.byServer.B;
-        const introspectA = results.find((x) => x.op.name === 'introspect')?.byServer.A;
-        let ratio = '';
-        if (name === 'A' && b) ratio = `${num(a.rps / b.rps)} (${a.perRound.map((x, i) => num(x / b.perRound[i]!)).join(' / ')})`;
-        else if (r.op.name === 'notify' && introspectA) ratio = `${num(a.rps / introspectA.rps)} × (1) A`;
-        const seq = r.sequential[name];
-        rows.push([
-          name === 'A' ? r.op.title : '',
-          name,
-          int(a.rps),
-          a.perRound.map(int).join(' / '),
-          ms(a.latency.p50), ms(a.latency.p99), ms(a.latency.max),
-          `${a.non2xx} / ${a.errors} / ${a.wrong}`,
-          ratio,
-          seq ? ms(seq.latency.p50) : '',
-          seq?.wireCommands !== undefined ? num(seq.wireCommands, 1) : '',
-          seq?.wireRoundTrips !== undefined ? num(seq.wireRoundTrips, 1) : '',
-          int(a.cpu.server), name === 'A' ? int(a.cpu.redis) : '—', int(a.cpu.client), num(a.steal, 0),
-        ]);
-      }
-    }
-    if (notifyAtRate) {
-      const n = notifyAtRate;
-      rows.push([`5. /api/notify at ${opts.notifyRate} req/s (overallRate)`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
-    }
-    lines.push(table(['Operation', '', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx / conn. errors / wrong answers', 'A/B (per round)', 'one at a time p50 ms', 'Redis cmds/req', 'round trips/req', 'CPU µs/req server', 'Redis', 'autocannon', 'stolen %'], rows));
-    lines.push('', `req/s counts right answers only (introspection checks \`active\`, token answers carry access, refresh and ID tokens, notify says \`email: true\`); latencies are of 2xx answers under ${opts.connections} connections. "one at a time": ${opts.sequential} requests in sequence; Redis commands and round trips per request are counted on A's Redis connection (BullMQ's letter queue included) during those. CPU µs/req: CPU time of the server process, of Redis (INFO used_cpu, server-wide) and of the autocannon process during the timed runs, divided by the requests. "stolen %": share of the machine's CPU time the hypervisor gave to other guests during those runs (/proc/stat); where it is high, rates and tails of that row are the host's, not the code's.`);
-    lines.push('', `At a fixed rate (overallRate) autocannon gives each of the ${opts.connections} connections a budget per second which it spends at once, back to back: the server sees bursts of ${opts.connections} concurrent requests at the start of each second, not one request every ${num(1000 / opts.notifyRate, 1)} ms.`);
-    lines.push('');
-  }
-
-  const targets: Target[] = [];
-  const find = (n: HttpOpName) => results.find((r) => r.op.name === n);
-  if (find('introspect')) targets.push(targetIntrospect(find('introspect')!));
-  if (find('refresh')) targets.push(targetRefresh(find('refresh')!));
-  if (find('notify')) targets.push(targetNotify(find('notify')!));
-  targets.push(...growthTargets());
-  for (const r of results) {
-    for (const [name, a] of Object.entries(r.byServer)) {
-      if (failures(a)) notes.push(`${r.op.title} on ${name}: status codes ${JSON.stringify(a.statusCodes)}, ${a.errors} connection errors, ${a.wrong} wrong answers.`);
-    }
-  }
-  const allZero = results.every((r) => Object.values(r.byServer).every((a) => failures(a) === 0)) && (!notifyAtRate || failures(notifyAtRate) === 0);
-  if (results.length) targets.push({ what: 'Every operation without errors', value: allZero ? '0 non-2xx, 0 connection errors, 0 wrong answers' : 'see the table', pass: allZero });
-  if (targets.length) {
-    lines.push('## Targets (issue 6)', '', table(['Target', 'Measured', ''], targets.map((t) => [t.what, t.value, check(t.pass)])), '');
-  }
-  // Where a rate target is missed: what bounds each server, from the CPU it used per request.
-  for (const r of results.filter((x) => x.byServer.A && x.byServer.B)) {
-    const missed = (r.op.name === 'introspect' && !targetIntrospect(r).pass) || (r.op.name === 'refresh' && !targetRefresh(r).pass);
-    if (!missed) continue;
-    const [a, b] = [r.byServer.A!, r.byServer.B!];
-    const cores = (x: Aggregate) => (x.cpu.server * x.rps) / 1e6;
-    const perTrip = clientCost.find((c) => c.mode.startsWith('one') && !c.autoPipelining)?.cpuMicros;
-    lines.push(`**${r.op.title}, why A is behind.** The server processes kept A ${num(cores(a))} and B ${num(cores(b))} cores busy (of ${availableParallelism()}; a Node server runs on one thread, and autocannon and Redis share the cores), so their rates follow their CPU per request: A ${int(a.cpu.server)} µs, B ${int(b.cpu.server)} µs (${num(b.cpu.server / a.cpu.server)} from CPU alone), A − B = ${int(a.cpu.server - b.cpu.server)} µs per request.${perTrip ? ` A sends ${num(r.sequential.A?.wireCommands ?? NaN, 0)} Redis commands in ${num(r.sequential.A?.wireRoundTrips ?? NaN, 0)} round trips per request; one command alone costs the sending process about ${num(perTrip, 0)} µs of CPU here (table "What one Redis command costs").` : ''} The profiles below say where the rest goes.`, '');
-  }
-
-  const seqRows: (string | number)[][] = [];
-  for (const r of results) {
-    const s = r.sequential.A;
-    if (s?.wireCommands !== undefined) seqRows.push([r.op.title, num(s.storeCommands!, 2), num(s.storeRoundTrips!, 2), num(s.wireCommands, 2), num(s.wireRoundTrips!, 2), num(s.serverCalls!, 1), s.wireByName!, s.serverByName!, s.failures]);
-  }
-  for (const { label, seq: s } of extraSequential) {
-    seqRows.push([label, num(s.storeCommands!, 2), num(s.storeRoundTrips!, 2), num(s.wireCommands!, 2), num(s.wireRoundTrips!, 2), num(s.serverCalls!, 1), s.wireByName!, s.serverByName!, s.failures]);
-  }
-  if (seqRows.length) {
-    lines.push('## Redis per request (A, one request at a time)', '');
-    lines.push(table(['Operation', 'store cmds', 'store round trips', 'connection cmds', 'connection round trips', 'server calls (INFO)', 'sent, per request', 'executed (INFO commandstats), per request', 'failed'], seqRows));
-    lines.push('', '"store": the plugin store\'s `commandsSent` / `roundTrips`; "connection": every command on A\'s ioredis connection (adds BullMQ\'s queue); "server calls": INFO commandstats deltas, which count each command a Lua script runs and, being server-wide, anything other clients of this Redis did meanwhile.', '');
-  }
-
-  if (clientCost.length) {
-    lines.push('## What one Redis command costs the server process', '');
-    lines.push(table(['HMGET of a token-sized record, 10 lanes', 'enableAutoPipelining', 'CPU µs per command', 'commands/s'], clientCost.map((c) => [c.mode, c.autoPipelining ? 'on' : 'off', num(c.cpuMicros, 1), int(c.commandsPerSecond)])));
-    lines.push('', 'ioredis in the orchestrator process (command object, encoding, socket write, reply parsing, promises), CPU time divided by commands. A pays this for each command of a request on top of what B does; compare with the CPU µs/req columns above.', '');
-  }
-
-  if (letterResult) {
-    lines.push('## 6. Letter worker', '');
-    lines.push(table(['Letters', 'Seconds', 'Letters/s', 'Received by the sink', 'Left in the queue'], [[int(letterResult.letters), num(letterResult.seconds), int(letterResult.perSecond), int(letterResult.received), letterResult.pendingAfter]]));
-    lines.push('', `Queued through POST /api/notify with the worker off, then the worker started (concurrency ${opts.letterConcurrency}, the plugin's \`letters.concurrency\`) with a pooled nodemailer SMTP transport (5 connections) into a local smtp-server that counts letters; time from the start of the worker to the last letter accepted.`, '');
-  }
-
-  if (text.length) {
-    lines.push('## 7. Text rules (`neutralizeLinks`)', '');
-    lines.push(table(['Input', 'Where', 'calls/s', 'µs/call'], text.map((t) => [t.name, t.where, int(t.callsPerSecond), num(t.usPerCall, 1)])));
-    lines.push('', 'In the orchestrator process while the servers idle; the 2,000 characters mix domains, IPv4 addresses and ports, http/https links, e-mail addresses, file names on real zones, invisible and bidi characters next to dots, IDNs and long dotted runs (bench/ops/text.ts).', '');
-  }
-
-  if (memoryRows.length) {
-    lines.push('## Redis memory per record', '');
-    lines.push(table(['Record', 'used_memory delta / record', 'MEMORY USAGE of the key (mean of 50)', 'Encoding: record / its index', 'Records'], memoryRows.map((m) => [m.what, bytes(m.perRecord), m.memoryUsage !== undefined ? bytes(m.memoryUsage) : '—', m.encoding ?? '—', int(m.count)])));
-    lines.push('', 'Tokens: ten to a grant, grants existing before; the delta includes the grant index entry (MEMORY USAGE is the record key alone). Redis keeps a hash compact (listpack) only while every value is at most 64 bytes (\`hash-max-listpack-value\`) and a sorted set only while every member is (\`zset-max-listpack-value\`): the \`p\` of a record (the payload JSON) and a member of a grant index (a full key name) are longer. Grants: one more for accounts that already have one (the account\'s grant index exists). Inbox: POST /api/notify (category product: in the account only, no letter) for people of their own; the entries hash is a real hash table either way (entries are longer than 64 bytes), the two sorted sets are compact up to 128 entries.', '');
-  }
-
-  if (growthRows.length || grantRows.length || inboxRows.length) {
-    lines.push('## Growth', '');
-    if (growthRows.length) {
-      lines.push(table(['Level', 'Live tokens', 'Operation', 'Requests', 'req/s', 'p50 ms', 'p99 ms', 'Redis cmds/req', 'Redis execution µs/req', 'CPU µs/req server', 'Redis', 'stolen %', 'failures'], growthRows.map((g) => [g.level, int(g.live), g.title, int(g.requests), int(g.rps), ms(g.p50), ms(g.p99), num(g.commands), num(g.exec, 1), int(g.cpu.server), int(g.cpu.redis), num(g.steal, 0), g.failures])));
-      lines.push('', `Small level: the tokens, sessions and grants the runs above left are deleted; 200 access tokens are minted for introspection (presented again and again, ${Math.min(opts.duration, 5)} s); refresh and revocation run ${growthReps()} batches of ${GROWTH_BATCH} fresh tokens each (after a refresh batch the tokens it consumed and created are deleted), and ${int(SMALL_FILLER)} access-token records fill the level up to 1,000–2,000 live tokens. Large level: the same with ${int(opts.growthTokens)} access-token records in the adapter's layout (\`adapterKeys\` record hash \`{ p }\` with PEXPIRE), written in ${num(fillSeconds, 1)} s with pipelines of 10,000 keys and removed in ${num(unfillSeconds, 1)} s (SCAN + DEL). The small level runs before and after the large one, so drift shows; each level starts after a 3 s pause and 2,000 unmeasured introspections (right after a bulk write Redis is still rehashing its key table), and a run during which the hypervisor took more than ${STEAL_LIMIT} % of the CPU is run again, twice at most (${growthRetries} times in this run). "Live tokens": token records at the start of each operation. Flat means: the same commands per request at every level (nothing the plugin does walks the tokens), and req/s and p50 of the large level within 20 % and 25 % of the small ones (compare the two small levels for the drift of the machine). \"Redis execution µs/req\" is the time Redis spends running a request's commands by its own clock (INFO commandstats \`usec\`, without I/O and background work such as rehashing and expiry): the same commands cost it more with ${int(opts.growthTokens)} records, far beyond the CPU's caches (a key lookup then misses them; see the next table), a constant factor and not a walk; the server process, not Redis, bounds the rate.`, '');
-    }
-    if (lookupRows.length) {
-      lines.push(table(['Level', 'Filler records', 'Redis µs per HGET of a random one'], lookupRows.map((r) => [r.level, int(r.records), num(r.micros, 2)])));
-      lines.push('', 'Redis alone, no plugin: 40,000 HGETs of random filler records, pipelined, timed by Redis\' own clock (INFO commandstats). The same command on the same kind of record costs Redis more when the records it picks from no longer fit the CPU\'s caches: the growth of "Redis execution µs/req" above is this, not work that grows with the tokens.', '');
-    }
-    if (grantRows.length) {
-      lines.push(table(['Grant with k tokens', 'Samples', 'revokeGrant ms (median)', 'µs per token', 'Redis cmds', 'round trips', 'tokens left'], grantRows.map((g) => [int(g.k), g.samples, ms(g.ms), num((g.ms * 1000) / g.k, 1), int(g.commands), g.roundTrips, g.left])));
-      lines.push('');
-    }
-    if (inboxRows.length) {
-      lines.push(`Inbox: one account with 10 messages, one with 1,000 (the default \`notify.inboxSize\`), written through POST /api/notify; \`plugin.inbox.page(accountId, undefined, ${INBOX_PAGE})\` timed in A's process, the two inboxes taking turns call by call (pages of ${INBOX_PAGE} so both are full; the first 20 calls of each are not counted).`, '');
-      lines.push(table(['Inbox of', 'Page calls', 'ms per page (median)', 'p99 ms', 'Redis cmds/page', 'round trips/page', 'items'], inboxRows.map((i) => [`${int(i.messages)} messages`, i.calls, num(i.ms, 3), num(i.p99, 3), num(i.commands), num(i.roundTrips), i.items])));
-      lines.push('');
-    }
-  }
-
-  if (profiles.length) {
-    lines.push('## CPU profiles', '');
-    lines.push('V8 CPU profiles (the profiler and file format of `node --cpu-prof`), taken with node:inspector in the server process for one run of the operation only. Times are per request, so A and B compare although their rates differ; "idle" is time the process waited (for Redis, for requests).', '');
-    for (const op of [...new Set(profiles.map((p) => p.op))]) {
-      const pair = profiles.filter((p) => p.op === op);
-      lines.push(`### ${op}`, '');
-      lines.push(pair.map((p) => `${p.server}: \`${p.file}\`, ${int(p.rps)} req/s while profiling, ${num(p.summary.totalMs / 1000, 1)} s`).join('; '), '');
-      const areas = [...new Set(pair.flatMap((p) => p.summary.byArea.map((a) => a.area)))];
-      const perReq = (p: typeof pair[number], area: string) => ((p.summary.byArea.find((a) => a.area === area)?.ms ?? 0) * 1000) / p.requests;
-      const rows = areas.map((area) => [area, ...pair.map((p) => int(perReq(p, area)))]);
-      rows.sort((x, y) => Number(String(y[1]).replace(/,/g, '')) - Number(String(x[1]).replace(/,/g, '')));
-      const busy = (p: typeof pair[number]) => (p.summary.byArea.filter((a) => a.area !== 'idle').reduce((t, a) => t + a.ms, 0) * 1000) / p.requests;
-      rows.push(['**busy (all but idle)**', ...pair.map((p) => `**${int(busy(p))}**`)]);
-      lines.push(table(['Area', ...pair.map((p) => `${p.server} µs/request`)], rows), '');
-      const [pa, pb] = [pair.find((x) => x.server === 'A'), pair.find((x) => x.server === 'B')];
-      if (pa && pb) {
-        lines.push(table(['Where A spends more than B (self time)', 'Where', 'A µs/request', 'B µs/request', 'A − B'], selfDiff(pa.summary, pa.requests, pb.summary, pb.requests).map((d) => [d.name, d.where, num(d.a, 1), num(d.b, 1), num(d.a - d.b, 1)])), '');
-      }
-      if (pa) {
-        lines.push(table(['A: most self time', 'Where', 'µs/request', '%'], pa.summary.topSelf.slice(0, 10).map((f) => [f.name, f.where, int((f.ms * 1000) / pa.requests), num(f.pct, 1)])), '');
-        lines.push(table(['A: plugin functions, including what they call', 'Where', 'µs/request', '%'], pa.summary.topPluginInclusive.slice(0, 8).map((f) => [f.name, f.where, int((f.ms * 1000) / pa.requests), num(f.pct, 1)])), '');
-        lines.push('(Koa middlewares such as `missing-client-auth` include everything that runs synchronously after them up to their first await.)', '');
-      }
-    }
-  }
-
-  if (stealRetries.length) {
-    notes.push(`Rounds run again because the hypervisor took more than ${STEAL_LIMIT} % of the CPU during them (at most ${MAX_RETRIES} per operation; the tables show the kept rounds): ${stealRetries.join('; ')}.`);
-  }
-  if (notes.length) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
-  lines.push('Reproduce: `npm run bench` (Redis 7 at REDIS_URL or 127.0.0.1:6379); `npm run bench -- --quick` for a smoke run; `--help` for the options.', '');
-  return lines.join('\n');
-}
 
 // ---------------------------------------------------------------- main
 
 try {
   await mkdir(opts.out, { recursive: true });
-  log(`A and B starting (prefix ${prefix})`);
-  [A, B] = await Promise.all([spawn('A'), spawn('B')]);
-  const [infoA, infoB] = await Promise.all([A.remote.call('info', undefined), B.remote.call('info', undefined)]);
-  if (JSON.stringify(infoA.expiresIn) !== JSON.stringify(infoB.expiresIn)) {
-    throw new Error(`A and B disagree on token lifetimes: ${JSON.stringify(infoA.expiresIn)} vs ${JSON.stringify(infoB.expiresIn)}`);
+  log(`A, B${opts.withC ? ' and C' : ''} starting (prefix ${prefix}${opts.withC ? `, C ${prefixC}` : ''})`);
+  [A, B, C] = await Promise.all([spawn('A'), spawn('B'), opts.withC ? spawn('C') : undefined]);
+  const infos = await Promise.all([A, B, C].filter((x): x is Server => x !== undefined).map((x) => x.remote.call('info', undefined)));
+  for (const info of infos.slice(1)) {
+    if (JSON.stringify(infos[0]!.expiresIn) !== JSON.stringify(info.expiresIn)) {
+      throw new Error(`A and ${info.kind} disagree on token lifetimes: ${JSON.stringify(infos[0]!.expiresIn)} vs ${JSON.stringify(info.expiresIn)}`);
+    }
   }
-  await Promise.all([A.remote.call('accounts', { count: PEOPLE + 122 }), B.remote.call('accounts', { count: PEOPLE + 122 })]);
+  await Promise.all([A, B, C].filter((x): x is Server => x !== undefined).map((x) => x.remote.call('accounts', { count: PEOPLE + 122 })));
 
   for (const name of ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke'] as const) {
     if (opts.ops.has(name)) await httpOp(name);
   }
+  if (opts.ops.has('race')) await raceOp();
   // The rest runs on A alone. B holds every token minted for it (millions) and would go on
-  // collecting garbage in the background, on the cores A's runs need.
+  // collecting garbage in the background, on the cores A's runs need; C's keys would weigh on Redis.
   const countersB = await B.remote.call('counters', undefined);
-  await B.remote.stop();
+  const countersC = C ? await C.remote.call('counters', undefined) : undefined;
+  await Promise.all([B.remote.stop(), C?.remote.stop()]);
   B = undefined;
+  C = undefined;
+  const deletedC = await deleteMatching(redis, `${prefixC}*`);
+  if (deletedC) log(`removed C's ${int(deletedC)} keys`);
   if (opts.ops.has('notify')) await notifyOp();
   if (opts.ops.has('letters')) await lettersOp();
+  if (opts.ops.has('notify')) await notifyAtRateOp();
   const text = opts.ops.has('text') ? (log('7. Text rules'), benchText(quick ? 0.2 : 2)) : [];
   if (opts.ops.has('ioredis')) {
     log('ioredis: CPU per command');
@@ -1035,10 +794,15 @@ try {
   if (countersB.entries !== undefined && results.length) {
     notes.push(`B's in-memory adapter held ${int(countersB.entries)} entries after its last operation, when it was stopped (oidc-provider's built-in one keeps 1,000 and drops the rest, KNOWN-TRAPS item 1); every token sampled before a run answered as expected on both servers.`);
   }
-  if (countersA.errors || countersB.errors || countersA.warnings || countersB.warnings) {
-    notes.push(`Server logs: A ${countersA.errors} errors, ${countersA.warnings} warnings; B ${countersB.errors} errors, ${countersB.warnings} warnings (printed on stderr during the run).`);
+  if (countersA.errors || countersB.errors || countersA.warnings || countersB.warnings || countersC?.errors || countersC?.warnings) {
+    notes.push(`Server logs: A ${countersA.errors} errors, ${countersA.warnings} warnings; B ${countersB.errors} errors, ${countersB.warnings} warnings${countersC ? `; C ${countersC.errors} errors, ${countersC.warnings} warnings` : ''} (printed on stderr during the run).`);
   }
-  const markdown = report(text);
+  const markdown = report({
+    text, opts, date, startedAt, redisInfo, loadBefore, ticksBefore, cpuTicks, results, notes, profiles, raceRows,
+    notifyAtRate, lettersDuringRate, letterResult, clientCost, extraSequential, memoryRows, growthRows, lookupRows,
+    grantRows, inboxRows, fillSeconds, unfillSeconds, growthRetries, stealRetries,
+    constants: { STEAL_LIMIT, MAX_RETRIES, GROWTH_BATCH, SMALL_FILLER, INBOX_PAGE, growthReps: growthReps() },
+  });
   const file = join(opts.out, `${date}.md`);
   await writeFile(file, markdown);
   console.log(markdown);

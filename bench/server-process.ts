@@ -1,5 +1,5 @@
 /**
- * A server process of the benchmark: `node bench/server-process.ts A|B`, with
+ * A server process of the benchmark: `node bench/server-process.ts A|B|C`, with
  * its settings as JSON in BENCH_SETTINGS. It serves HTTP on its port and
  * answers the orchestrator's calls (bench/rpc.ts) on the IPC channel.
  *
@@ -16,7 +16,7 @@ import { Queue } from 'bullmq';
 import { adapterKeys } from '../adapters/store-adapter.ts';
 import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
 import { serve } from './rpc.ts';
-import { startA, startB, TTL, type ASettings, type CommonSettings, type ServerA, type ServerB } from './servers.ts';
+import { startA, startB, startC, TTL, type ASettings, type CommonSettings, type CSettings, type ServerA, type ServerB } from './servers.ts';
 import { summarizeProfile, type ProfileSummary } from './profile.ts';
 
 export interface Counters {
@@ -54,14 +54,14 @@ export interface InboxPageTiming {
   items: number;
 }
 
-/** The calls a server process answers. B answers the token calls only. */
+/** The calls a server process answers. B and C answer the token calls only (C: wireCount too). */
 export type ServerApi = {
-  info(arg: undefined): Promise<{ kind: 'A' | 'B'; issuer: string; expiresIn: Record<string, number> }>;
+  info(arg: undefined): Promise<{ kind: 'A' | 'B' | 'C'; issuer: string; expiresIn: Record<string, number> }>;
   /** Makes `count` accounts (A: the reference provider's, in Redis) that tokens are spread over. */
   accounts(arg: { count: number }): Promise<string[]>;
   mint(arg: { kind: TokenKind; count: number }): Promise<string[]>;
   counters(arg: undefined): Promise<Counters>;
-  /** [commands, round trips] on A's connection so far (cheap, for one request at a time). */
+  /** [commands, round trips] on A's (or C's) connection so far (cheap, for one request at a time). */
   wireCount(arg: undefined): Promise<[number, number]>;
   /** Connects accounts [from, from + count) to the site (A), as a sign-in does; returns their `sub`s. */
   connectPeople(arg: { from: number; count: number }): Promise<string[]>;
@@ -75,16 +75,18 @@ export type ServerApi = {
   drainLetters(arg: undefined): Promise<void>;
   pendingLetters(arg: undefined): Promise<number>;
   startLetterWorker(arg: undefined): Promise<void>;
+  /** Stops this process' letter worker once the letters in hand are sent (the rest stay queued). */
+  stopLetterWorker(arg: undefined): Promise<void>;
   profileStart(arg: undefined): Promise<void>;
   profileStop(arg: { file: string }): Promise<ProfileSummary>;
   close(arg: undefined): Promise<void>;
 };
 
 const kind = process.argv[2];
-if (kind !== 'A' && kind !== 'B') throw new Error('usage: server-process.ts A|B');
-const settings = JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as ASettings & CommonSettings;
+if (kind !== 'A' && kind !== 'B' && kind !== 'C') throw new Error('usage: server-process.ts A|B|C');
+const settings = JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as ASettings & CSettings & CommonSettings;
 
-const server: ServerA | ServerB = kind === 'A' ? await startA(settings) : await startB(settings);
+const server: ServerA | ServerB = kind === 'A' ? await startA(settings) : kind === 'B' ? await startB(settings) : await startC(settings);
 let minter: Minter | undefined;
 let profiler: Session | undefined;
 
@@ -104,8 +106,9 @@ function median(values: number[]): number {
 }
 
 async function counters(): Promise<Counters> {
-  if (server.kind === 'B') {
-    return { store: { commands: 0, roundTrips: 0 }, wire: { commands: 0, roundTrips: 0, byName: {} }, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage.size, cpuMicros: cpuMicros() };
+  if (server.kind !== 'A') {
+    const wire = server.wire ? { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName) } : { commands: 0, roundTrips: 0, byName: {} };
+    return { store: { commands: 0, roundTrips: 0 }, wire, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage?.size, cpuMicros: cpuMicros() };
   }
   const { store } = server.reference.plugin;
   return {
@@ -171,8 +174,9 @@ const api: ServerApi = {
   counters,
 
   async wireCount() {
-    const a = needA();
-    return [a.wire.commands, a.wire.roundTrips];
+    const { wire } = server;
+    if (!wire) throw new Error('B sends nothing to Redis');
+    return [wire.commands, wire.roundTrips];
   },
 
   async connectPeople({ from, count }) {
@@ -289,6 +293,8 @@ const api: ServerApi = {
   async startLetterWorker() {
     needA().reference.plugin.startLetterWorker();
   },
+
+  stopLetterWorker: () => needA().reference.plugin.stopLetterWorker(),
 
   async profileStart() {
     profiler = new Session();

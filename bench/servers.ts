@@ -7,6 +7,8 @@
  *   token format (opaque), client authentication (client_secret_basic),
  *   refresh-token issuing and rotation, on an unbounded in-memory adapter
  *   (bench/memory-adapter.ts): the upper bound, no I/O at all.
+ * - C: the same plain oidc-provider on the same Redis through the naive
+ *   adapter most teams start from (bench/naive-redis-adapter.ts): the peer.
  *
  * Each runs in a process of its own (bench/server-process.ts).
  */
@@ -20,6 +22,7 @@ import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
 import { createReferenceProvider, REFERENCE_TTL, type ReferenceProvider } from '../examples/reference/provider.ts';
 import type { Logger } from '../src/options.ts';
 import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
+import { naiveRedisAdapter } from './naive-redis-adapter.ts';
 
 export const CLIENT: ClientMetadata = {
   client_id: 'bench-site',
@@ -43,6 +46,12 @@ export interface CommonSettings {
   jwks: { keys: JWK[] };
   cookieKeys: string[];
   port: number;
+}
+
+/** C: the Redis it shares with A, under a key prefix of its own. */
+export interface CSettings extends CommonSettings {
+  redisUrl: string;
+  keyPrefix: string;
 }
 
 export interface ASettings extends CommonSettings {
@@ -166,23 +175,42 @@ export async function startA(settings: ASettings): Promise<ServerA> {
 }
 
 export interface ServerB {
-  kind: 'B';
+  kind: 'B' | 'C';
   issuer: string;
   provider: Provider;
-  /** accountId -> email: B's accounts, also in memory. */
+  /** accountId -> email: the accounts, in memory (C too: only its adapter is on Redis). */
   accounts: Map<string, string>;
-  storage: ExpiringMap;
+  /** B: its in-memory adapter's storage. */
+  storage?: ExpiringMap;
+  /** C: its Redis connection and what it sent. */
+  redis?: Redis;
+  wire?: WireCounter;
   logger: ReturnType<typeof benchLogger>;
   close(): Promise<void>;
 }
 
+export type ServerC = ServerB & { kind: 'C'; redis: Redis; wire: WireCounter };
+
 export async function startB(settings: CommonSettings): Promise<ServerB> {
-  const issuer = `http://127.0.0.1:${settings.port}`;
-  const logger = benchLogger('B');
-  const accounts = new Map<string, string>();
   const adapter = unboundedMemoryAdapter(15);
+  const server = await startPlain('B', settings, adapter.factory, () => adapter.store.close());
+  return { ...server, storage: adapter.store };
+}
+
+export async function startC(settings: CSettings): Promise<ServerC> {
+  const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2 });
+  const wire = countWire(redis);
+  const server = await startPlain('C', settings, naiveRedisAdapter(redis, settings.keyPrefix), () => redis.quit());
+  return { ...server, kind: 'C', redis, wire };
+}
+
+/** oidc-provider as the plugin configures it, without the plugin, on the given adapter (B and C). */
+async function startPlain(kind: 'B' | 'C', settings: CommonSettings, adapter: Configuration['adapter'], closeAdapter: () => unknown): Promise<ServerB> {
+  const issuer = `http://127.0.0.1:${settings.port}`;
+  const logger = benchLogger(kind);
+  const accounts = new Map<string, string>();
   const configuration: Configuration = {
-    adapter: adapter.factory,
+    adapter,
     clients: [CLIENT],
     jwks: settings.jwks,
     cookies: { keys: settings.cookieKeys },
@@ -210,16 +238,15 @@ export async function startB(settings: CommonSettings): Promise<ServerB> {
     s.once('error', reject);
   });
   return {
-    kind: 'B',
+    kind,
     issuer,
     provider,
     accounts,
-    storage: adapter.store,
     logger,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      adapter.store.close();
+      await closeAdapter();
     },
   };
 }

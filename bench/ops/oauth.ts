@@ -18,7 +18,7 @@ export interface HttpOp {
    */
   needs: { kind: TokenKind; use: 'once' | 'pool' } | 'person';
   /** Servers it runs on. */
-  servers: ('A' | 'B')[];
+  servers: ('A' | 'B' | 'C')[];
   body(value: string): string;
   /** Whether a 2xx body is the right answer. */
   expect(body: string): boolean;
@@ -44,7 +44,7 @@ export const HTTP_OPS: Record<HttpOpName, HttpOp> = {
     path: '/token/introspection',
     headers: form,
     needs: { kind: 'access', use: 'pool' },
-    servers: ['A', 'B'],
+    servers: ['A', 'B', 'C'],
     body: (token) => `token=${token}&token_type_hint=access_token`,
     expect: (body) => body.includes('"active":true'),
   },
@@ -54,7 +54,7 @@ export const HTTP_OPS: Record<HttpOpName, HttpOp> = {
     path: '/token/introspection',
     headers: form,
     needs: { kind: 'revoked-access', use: 'pool' },
-    servers: ['A', 'B'],
+    servers: ['A', 'B', 'C'],
     body: (token) => `token=${token}&token_type_hint=access_token`,
     expect: (body) => body === '{"active":false}',
   },
@@ -64,7 +64,7 @@ export const HTTP_OPS: Record<HttpOpName, HttpOp> = {
     path: '/token',
     headers: form,
     needs: { kind: 'refresh', use: 'once' },
-    servers: ['A', 'B'],
+    servers: ['A', 'B', 'C'],
     body: (token) => `grant_type=refresh_token&refresh_token=${token}`,
     expect: issued,
   },
@@ -74,7 +74,7 @@ export const HTTP_OPS: Record<HttpOpName, HttpOp> = {
     path: '/token',
     headers: form,
     needs: { kind: 'code', use: 'once' },
-    servers: ['A', 'B'],
+    servers: ['A', 'B', 'C'],
     body: (code) => `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&code_verifier=${CODE_VERIFIER}`,
     expect: issued,
   },
@@ -84,7 +84,7 @@ export const HTTP_OPS: Record<HttpOpName, HttpOp> = {
     path: '/token/revocation',
     headers: form,
     needs: { kind: 'access', use: 'once' },
-    servers: ['A', 'B'],
+    servers: ['A', 'B', 'C'],
     body: (token) => `token=${token}&token_type_hint=access_token`,
     expect: (body) => body === '',
   },

@@ -361,3 +361,33 @@ function pairsToObject(pairs: string[]): Record<string, string> {
   for (let i = 0; i + 1 < pairs.length; i += 2) out[pairs[i]!] = pairs[i + 1]!;
   return out;
 }
+
+export const tokenBatch = script('token_batch', (kv, keys, argv) => {
+  const [record, answerKey, index, tombstone] = keys as [string, string, string, string];
+  const [at, keep, answer, keepMs, redo, nowMs, prune] = argv as [string, string, string, string, string, string, string];
+  if (at !== '') {
+    if (!kv.exists(record)) return [-1];
+    const again = keep === '1' && redo === '1' && kv.exists(answerKey);
+    if (!kv.hsetnx(record, 'c', at) && !again) {
+      return [0, kv.hget(record, 'p'), keep === '1' ? kv.get(answerKey) : null];
+    }
+    if (keep === '1') kv.set(answerKey, answer, Number(keepMs));
+  }
+  if (kv.exists(tombstone)) return [1];
+  const now = Number(nowMs);
+  let latest = 0;
+  for (let i = 4; i < keys.length; i += 1) {
+    const payload = argv[7 + (i - 4) * 2]!;
+    const ttl = Number(argv[8 + (i - 4) * 2]);
+    kv.del(keys[i]!);
+    kv.hset(keys[i]!, { p: payload });
+    kv.pexpire(keys[i]!, ttl);
+    kv.zadd(index, now + ttl, keys[i]!);
+    latest = Math.max(latest, now + ttl);
+  }
+  if (prune === '1') kv.zremrangebyscore(index, -Infinity, now);
+  // PEXPIREAT ... GT, else NX: the expiry only moves later; an index without one gets one.
+  const left = kv.pttl(index);
+  if (left === -1 || latest > Date.now() + left) kv.pexpireat(index, latest);
+  return [1];
+});

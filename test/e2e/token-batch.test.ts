@@ -4,6 +4,11 @@
  * while the ID token is built, after the refresh token's consume and the new
  * tokens' saves) consumes nothing and writes nothing, so the same refresh
  * token still works once the fault is gone.
+ *
+ * They go as one script (token_batch) on a single node and on the embedded
+ * store, one script per hash slot on a Cluster; either way twenty refreshes
+ * racing with one token give one winner, and (reuse leeway off) the chain
+ * dies. Runs on Redis (the Cluster in the Cluster pass) and the embedded store.
  */
 import type { Server } from 'node:http';
 
@@ -13,7 +18,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import Provider, { type JWK } from 'oidc-provider';
 
 import { adapterKeys, createSignoutNotify, type SignoutNotify } from '../../src/index.ts';
-import { dropPrefix, redisClient, uniquePrefix } from '../helpers/redis.ts';
+import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 
 const CLIENT = {
   client_id: 'batch-site', client_secret: 'batch-site-secret-0123456789abcdef', redirect_uris: ['https://site.example/cb'],
@@ -21,8 +26,8 @@ const CLIENT = {
 };
 const BASIC = `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`;
 
-describe('token endpoint writes: all or nothing', () => {
-  const redis = redisClient();
+for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embedded'] as const) describe(`token endpoint writes: all or nothing (${kind})`, () => {
+  const redis = kind === 'embedded' ? undefined : testRedis();
   const prefix = uniquePrefix('token-batch');
   let plugin: SignoutNotify;
   let provider: Provider;
@@ -31,7 +36,7 @@ describe('token endpoint writes: all or nothing', () => {
   let claimsFail = false;
 
   before(async () => {
-    plugin = createSignoutNotify({ redis, keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false } });
+    plugin = createSignoutNotify({ ...(redis ? { redis } : {}), keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false }, refreshReuseLeeway: 0 });
     const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
     provider = new Provider('http://127.0.0.1', plugin.configure({
       clients: [CLIENT],
@@ -53,8 +58,10 @@ describe('token endpoint writes: all or nothing', () => {
   after(async () => {
     await new Promise((r) => server.close(r));
     await plugin.close();
-    await dropPrefix(redis, prefix);
-    await redis.quit();
+    if (redis) {
+      await dropPrefix(redis, prefix);
+      await redis.quit();
+    }
   });
 
   const refresh = (token: string) => fetch(`${base}/token`, {
@@ -87,5 +94,41 @@ describe('token endpoint writes: all or nothing', () => {
     expect(retried.status).to.equal(200);
     const answer = await retried.json() as { refresh_token: string; access_token: string };
     expect(answer.refresh_token).to.be.a('string').and.not.equal(token);
+  });
+  const newChain = async (who: string) => {
+    const grant = new provider.Grant({ accountId: who, clientId: CLIENT.client_id });
+    grant.addOIDCScope('openid offline_access');
+    const grantId = await grant.save();
+    const token = await new provider.RefreshToken({
+      accountId: who, clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
+    } as never).save();
+    return { grantId, token };
+  };
+
+  it('a refresh sends its writes as one script on a single node and the embedded store, one per hash slot on a Cluster', async () => {
+    const { token } = await newChain('batch-figures');
+    const { store } = plugin;
+    // The first use writes the site's "last used" (once a minute per person and site): not measured.
+    const first = await refresh(token);
+    expect(first.status).to.equal(200);
+    const before = { commands: store.commandsSent, trips: store.roundTrips };
+    const res = await refresh((await first.json() as { refresh_token: string }).refresh_token);
+    expect(res.status).to.equal(200);
+    // The token with its session and grant; then the writes (this host's findAccount reads nothing).
+    // Cluster: the token; its grant (another slot); consume, new refresh token + index, new access token + index
+    // (a script's first use on a node sends its body once more: the command count is at least 7).
+    const cost = { commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips };
+    if (store.singleNode) expect(cost).to.deep.equal({ commands: 2, trips: 2 });
+    else expect({ atLeast7: cost.commands >= 7, trips: cost.trips }).to.deep.equal({ atLeast7: true, trips: 3 });
+  });
+
+  it('twenty refreshes racing with one token: one winner, the others invalid_grant, and the chain is dead (leeway off)', async () => {
+    const { token } = await newChain('batch-race');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => refresh(token).then(async (r) => ({ status: r.status, body: await r.json() as { refresh_token?: string; error?: string } }))));
+    const won = answers.filter((a) => a.status === 200);
+    expect(won, JSON.stringify(answers.map((a) => a.status))).to.have.length(1);
+    expect(answers.filter((a) => a.status === 400).map((a) => a.body.error)).to.deep.equal(Array(19).fill('invalid_grant'));
+    const next = await refresh(won[0]!.body.refresh_token!);
+    expect(next.status, 'the winner\'s refresh token died with the chain').to.equal(400);
   });
 });

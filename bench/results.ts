@@ -1,0 +1,112 @@
+/**
+ * What the benchmark keeps of its runs (bench/run.ts) and the arithmetic on
+ * it, shared by the orchestration, the targets (bench/targets.ts) and the
+ * report.
+ */
+import { percentiles, type Latency, type RunResult } from './ops/drive.ts';
+import type { HttpOp, HttpOpName } from './ops/oauth.ts';
+
+/** A: the plugin on Redis; B: plain oidc-provider in memory (the bound); C: plain oidc-provider on the naive Redis adapter (the peer). */
+export type ServerName = 'A' | 'B' | 'C';
+
+/** A load run with the CPU each party used: the server process, Redis (server-wide) and this process (autocannon). */
+export interface Measured extends RunResult {
+  requests: number;
+  serverCpu: number;
+  redisCpu: number;
+  clientCpu: number;
+  /** Machine CPU ticks during the run, and how many the hypervisor gave to other guests. */
+  ticks: number;
+  stolen: number;
+}
+
+export interface Aggregate {
+  rps: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  wrong: number;
+  latency: Latency;
+  perRound: number[];
+  ranOut: boolean;
+  statusCodes: Record<string, number>;
+  /** CPU µs per request: the server process, Redis (server-wide), autocannon. */
+  cpu: { server: number; redis: number; client: number };
+  /** Share of the machine's CPU the hypervisor gave to other guests during the runs, %. */
+  steal: number;
+}
+
+export interface Sequential {
+  n: number;
+  latency: Latency;
+  failures: number;
+  /** A only. */
+  storeCommands?: number;
+  storeRoundTrips?: number;
+  wireCommands?: number;
+  wireRoundTrips?: number;
+  /** Round trips of the typical request, and of the worst one. */
+  wireRoundTripsMedian?: number;
+  wireRoundTripsMax?: number;
+  wireByName?: string;
+  /** INFO commandstats, server-wide: commands inside scripts included, other clients' too. */
+  serverCalls?: number;
+  /** Redis' own time running the commands the server sent (INFO commandstats usec; a script's includes what it runs), µs per request. */
+  redisExecMicros?: number;
+  serverByName?: string;
+}
+
+export interface OpResult {
+  op: HttpOp;
+  byServer: Partial<Record<ServerName, Aggregate>>;
+  sequential: Partial<Record<ServerName, Sequential>>;
+}
+
+export function aggregate(runs: Measured[]): Aggregate {
+  const seconds = runs.reduce((s, r) => s + r.seconds, 0);
+  const ok = runs.reduce((s, r) => s + r.ok, 0);
+  const statusCodes: Record<string, number> = {};
+  for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    rps: ok / seconds,
+    ok,
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    errors: runs.reduce((s, r) => s + r.errors, 0),
+    wrong: runs.reduce((s, r) => s + r.wrong, 0),
+    latency: percentiles(runs.flatMap((r) => r.latencies)),
+    perRound: runs.map((r) => r.rps),
+    cpu: {
+      server: runs.reduce((s, r) => s + r.serverCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
+      redis: runs.reduce((s, r) => s + r.redisCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
+      client: runs.reduce((s, r) => s + r.clientCpu, 0) / runs.reduce((s, r) => s + r.requests, 0),
+    },
+    ranOut: runs.some((r) => r.ranOut),
+    statusCodes,
+    steal: (100 * runs.reduce((s, r) => s + r.stolen, 0)) / Math.max(1, runs.reduce((s, r) => s + r.ticks, 0)),
+  };
+}
+
+export const failures = (a: Aggregate) => a.non2xx + a.errors + a.wrong;
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** A's rate over another server's, round by round (the servers ran in turns), and their median. */
+export function perRoundRatio(a: Aggregate, other: Aggregate): { median: number; rounds: number[] } {
+  const rounds = a.perRound.map((x, i) => x / other.perRound[i]!);
+  return { median: median(rounds), rounds };
+}
+
+export interface GrowthRow {
+  level: string; live: number; op: HttpOpName; title: string; requests: number; rps: number; p50: number; p99: number;
+  commands: number;
+  /** Redis' own execution time of the request's commands, µs (INFO commandstats usec). */
+  exec: number;
+  failures: number; cpu: Aggregate['cpu']; steal: number;
+}
+
+/** Redis memory per record (bench/run.ts "memory"). */
+export interface MemoryRow { what: string; perRecord: number; memoryUsage?: number; count: number; encoding?: string }
