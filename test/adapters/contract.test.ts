@@ -65,6 +65,16 @@ for (const kind of STORE_KINDS) {
       expect(await model('AccessToken').find('missing')).to.equal(undefined);
     });
 
+    it('without options: keeps a record 15 s past its expiresIn (clockTolerance) and 14 days without one (defaultTtl)', async () => {
+      const a = createStoreAdapter(store);
+      await a.factory('AccessToken').upsert('tolerant', { jti: 'tolerant' } as never, 60);
+      expect(await store.pttl(keys.record('AccessToken', 'tolerant'))).to.be.within(74_000, 75_000);
+      await a.factory('Client').upsert('forever-ish', { client_id: 'forever-ish' } as never, undefined as never);
+      expect(await store.pttl(keys.record('Client', 'forever-ish'))).to.be.within(14 * 86_400_000 + 14_000, 14 * 86_400_000 + 15_000);
+      await a.factory('AccessToken').destroy('tolerant');
+      await a.factory('Client').destroy('forever-ish');
+    });
+
     it('falls back to defaultTtl when a model is saved without expiresIn', async () => {
       const a = createStoreAdapter(store, { defaultTtl: 3600, clockTolerance: 0 });
       await a.factory('Client').upsert('dyn', { client_id: 'dyn' } as never, undefined as never);
@@ -139,6 +149,42 @@ for (const kind of STORE_KINDS) {
       expect(await model('RefreshToken').find('rt2')).to.equal(undefined);
       expect(await model('Grant').find('g2')).to.equal(undefined);
       expect(await model('AccessToken').find('other')).to.not.equal(undefined);
+    });
+
+    it('keeps every credential under a SHA-256 of its value, without the value in what it stores; other models under their id', async () => {
+      const credentials = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest',
+        'PushedAuthorizationRequest', 'PreAuthorizedCode', 'RegistrationAccessToken', 'InitialAccessToken'];
+      for (const name of [...credentials, 'Session', 'Grant', 'Interaction', 'ReplayDetection', 'Client']) {
+        const id = `credential-value-${name}`;
+        const payload = { jti: id, iat: now(), exp: now() + 60 };
+        await model(name).upsert(id, payload, 60);
+        const key = keys.record(name, id);
+        const [stored] = await store.hmget(key, ['p']);
+        expect(stored, name).to.be.a('string');
+        if (credentials.includes(name)) {
+          expect(key, name).to.not.include(id);
+          expect(stored, name).to.not.include(id);
+        } else {
+          expect(key, name).to.include(id);
+        }
+        expect(await model(name).find(id), name).to.deep.equal(payload);
+      }
+    });
+
+    it('lets every model that carries a grant die with it: revokeByGrantId and destroying the grant', async () => {
+      for (const name of ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']) {
+        const grantId = `g-dies-${name}`;
+        await model('Grant').upsert(grantId, { jti: grantId, accountId: 'a1', clientId: 'c1' }, 60);
+        await model(name).upsert(`by-grant-${name}`, { jti: `by-grant-${name}`, grantId }, 60);
+        await model(name).upsert(`kept-${name}`, { jti: `kept-${name}`, grantId: 'g-kept' }, 60);
+        await model(name).revokeByGrantId!(grantId);
+        expect(await model(name).find(`by-grant-${name}`), name).to.equal(undefined);
+        expect(await model(name).find(`kept-${name}`), name).to.not.equal(undefined);
+        await model(name).upsert(`by-destroy-${name}`, { jti: `by-destroy-${name}`, grantId: `${grantId}-2` }, 60);
+        await model('Grant').upsert(`${grantId}-2`, { jti: `${grantId}-2`, accountId: 'a1', clientId: 'c1' }, 60);
+        await model('Grant').destroy(`${grantId}-2`);
+        expect(await model(name).find(`by-destroy-${name}`), name).to.equal(undefined);
+      }
     });
 
     it('refuses writes under a revoked grant (tombstone), interleaved with the revocation', async () => {
