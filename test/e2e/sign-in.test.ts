@@ -4,6 +4,7 @@ import * as oidc from 'openid-client';
 
 import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
 import { t, type Locale } from '../../src/i18n/index.ts';
+import { escapeHtml } from '../../src/text/html.ts';
 import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
@@ -172,6 +173,21 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     expect(ok.location).to.match(new RegExp(`^${h.issuer}/auth/[\\w-]+$`));
   });
 
+  it('"Use another address" forgets the pending code: the login page again, and the first address\' code no longer signs in', async () => {
+    const flow = await begin(h, new Agent());
+    const { codePage, code } = await requestCode(h, flow, 'first-address@example.com');
+    const restarted = await flow.agent.submit(codePage, formFor(codePage.body, '/restart'));
+    expect(restarted.status).to.equal(303);
+    expect(restarted.location).to.equal(flow.page.url);
+    const page = await flow.agent.get(restarted.location!);
+    expect(page.body).to.include('name="email"');
+    expect(page.body).to.not.include('name="code"');
+    expect(page.body).to.not.include('first-address@example.com');
+    const stale = await flow.agent.submit(codePage, formFor(codePage.body, '/code'), { code });
+    expect(stale.status).to.equal(400);
+    expect(stale.body).to.include(alert('email-error', escapeHtml(t('en', 'code.error.missing'))));
+  });
+
   it('uses a code once: replaying the successful POST with the same fields and cookies signs nobody in', async () => {
     const flow = await begin(h, new Agent());
     const { codePage, code } = await requestCode(h, flow, 'replay@example.com');
@@ -261,6 +277,10 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     // The browser stays known for the address 180 days after its last sign-in (README "Security").
     const known = await h.redis!.pttl(`${h.prefix}login-device:{${email}}`);
     expect(known).to.be.within(180 * 86_400_000 - 60_000, 180 * 86_400_000);
+    // Two browsers, each known by a 22-character HMAC of its id, never the id itself.
+    const browsers = await h.redis!.hkeys(`${h.prefix}login-device:{${email}}`);
+    expect(browsers).to.have.length(2);
+    for (const browser of browsers) expect(browser).to.match(/^[\w-]{22}$/);
   });
 
   const languages: { name: string; locale: Locale; setup(agent: Agent): Record<string, string> }[] = [
