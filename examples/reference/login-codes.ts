@@ -63,7 +63,6 @@ export interface Pending {
   email: string;
   /** False once the code expired or its tries are used up: only "send a new code" helps. */
   usable: boolean;
-  attemptsLeft: number;
 }
 
 /**
@@ -125,10 +124,10 @@ export function createLoginCodes(store: Store, secret: string, limits: LoginCode
 
     /** The interaction's pending sign-in, if an address was given. */
     async pending(uid: string): Promise<Pending | undefined> {
-      const [email, hash, attempts, expiresAt] = await store.hmget(key(uid), ['email', 'hash', 'attempts', 'expiresAt']);
+      const [email, expiresAt] = await store.hmget(key(uid), ['email', 'expiresAt']);
       if (!email) return undefined;
-      const usable = hash !== null && Number(expiresAt) > Date.now();
-      return { email, usable, attemptsLeft: usable ? limits.maxAttempts - Number(attempts ?? 0) : 0 };
+      // A voided code (tries used up, or expired at a check) has lost its expiresAt with its hash.
+      return { email, usable: Number(expiresAt) > Date.now() };
     },
 
     async verify(uid: string, code: string, ip: string, device: string): Promise<VerifyResult> {
