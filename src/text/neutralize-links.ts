@@ -154,7 +154,7 @@ const TLDTS_OPTIONS = {
   validateHostname: true,
 } as const;
 
-// The longest name tldts accepts; longer tokens skip the parse and the memo.
+// The longest name tldts accepts; longer tokens stay out of the memo (they are never names).
 const MAX_HOST_LENGTH = 255;
 
 // Stryker disable next-line Regex: NFC leaves ASCII as it is, and a host without any ASCII character has no '.' (false either way)
@@ -179,7 +179,7 @@ const NON_ASCII = /[^\0-\x7F]/;
  */
 export function isKnownZoneDomain(host: string): boolean {
   const key = (NON_ASCII.test(host) ? host.normalize('NFC') : host).toLowerCase();
-  if (key.length > MAX_HOST_LENGTH || !key.includes('.')) return false;
+  // tldts refuses a name over 255 characters, and one without a dot has no registrable domain.
   const parsed = parse(key, TLDTS_OPTIONS);
   return parsed.hostname === key && parsed.isIp !== true && parsed.isIcann === true && parsed.domain !== null;
 }
@@ -202,7 +202,6 @@ function isEdge(code: number): boolean {
 
 /** Whether a dotted token is an IPv4 address or a domain in a known zone: the addresses that get the separator. */
 function isAddress(token: string): boolean {
-  if (!HAS_DOT.test(token)) return false;
   const known = addressMemo.get(token);
   if (known !== undefined) return known;
   // Judged as a URL parser reads it: every kind of stop is a dot.
@@ -261,7 +260,6 @@ function isAddress(token: string): boolean {
  */
 export function neutralizeLinks(text: string, where: TextPlace): string {
   const clean = ANY_SMUGGLING.test(text) ? text.replace(SMUGGLED, '') : text;
-  if (!HAS_DOT.test(clean)) return clean; // titles often have no dot at all
   let out = '';
   let copied = 0; // clean[0, copied) is already in `out`
 
@@ -285,10 +283,10 @@ export function neutralizeLinks(text: string, where: TextPlace): string {
   scan.lastIndex = 0;
   for (let m = scan.exec(clean); m !== null; m = scan.exec(clean)) {
     const [, first, rest] = m;
-    if (first === undefined || rest === undefined) continue; // an https:// address in the body: as written
+    if (first === undefined) continue; // an https:// address in the body: as written (groups 1 and 2 are set together)
     const from = m.index - first.length;
     let to = scan.lastIndex;
-    const glued = clean.startsWith('://', to) ? GLUED_SCHEME.exec(rest) : null;
+    const glued = clean.startsWith('://', to) ? GLUED_SCHEME.exec(rest!) : null;
     if (glued !== null) {
       // `evil.com.https://x`: judge `evil.com` and scan again from the scheme.
       // Scanning again from the end of `evil.com` reads the scheme's dot as a
