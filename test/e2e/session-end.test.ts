@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import * as oidc from 'openid-client';
 
 import { t } from '../../src/i18n/index.ts';
+import { escapeHtml } from '../../src/text/html.ts';
 import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
@@ -32,6 +33,21 @@ describe('sign-out of the service (/session/end)', () => {
   const endSession = (agent: Agent, params: Record<string, string> = {}) =>
     agent.get(`${h.issuer}/session/end?${new URLSearchParams(params)}`);
   const stopAtSite = (u: string) => u.startsWith(RP);
+  /** The Set-Cookie line of `name` in a response, if any. */
+  const cookieLine = (res: { headers: Headers }, name: string) => res.headers.getSetCookie().find((l) => l.startsWith(`${name}=`));
+  /** A short-lived marker cookie of the sign-out pages: only for /session/end, HttpOnly, SameSite=Lax, about 10 minutes. */
+  function expectMarker(line: string | undefined, value: string) {
+    expect(line).to.be.a('string');
+    const [pair, ...attributes] = line!.split('; ');
+    expect(pair).to.equal(value);
+    const attrs = Object.fromEntries(attributes.map((a) => a.split('=') as [string, string?]).map(([k, v]) => [k.toLowerCase(), v ?? true]));
+    expect(attrs).to.include({ path: '/session/end', samesite: 'lax', httponly: true });
+    expect(Date.parse(attrs.expires as string) - Date.now()).to.be.within(9 * 60_000, 10 * 60_000 + 1000);
+  }
+  /** The marker taken: cleared (expired) on the page that read it. */
+  const expectCleared = (line: string | undefined, name: string) => {
+    expect(line).to.match(new RegExp(`^${name.replace('.', '\\.')}=; path=/session/end; expires=Thu, 01 Jan 1970 00:00:00 GMT`));
+  };
 
   it('without id_token_hint asks, naming the account; "Sign out" ends the session and revokes what lacks offline_access', async () => {
     const agent = new Agent();
@@ -132,15 +148,29 @@ describe('sign-out of the service (/session/end)', () => {
     expect(done.body).to.include('You are signed out');
   });
 
+  it('speaks the reader\'s language on the signed-out page (Accept-Language), and keeps the markers to itself', async () => {
+    const agent = new Agent();
+    agent.acceptLanguage = 'fr-CH, en;q=0.5';
+    const page = await endSession(agent);
+    const done = await agent.follow(await agent.submit(page, forms(page.body)[0]!));
+    expect(done.body).to.include('<html lang="fr"');
+    expect(done.body).to.include(escapeHtml(t('fr', 'signedout.title')));
+    expect(done.headers.getSetCookie().filter((l) => l.startsWith('osn.'))).to.deep.equal([]);
+  });
+
   it('signs out anyway when post_logout_redirect_uri is not registered, and says the address was not accepted', async () => {
     const agent = new Agent();
     const { tokens } = await signIn(h, a, agent, 'end4@example.com');
     const page = await endSession(agent, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/', state: 's' });
     expect(page.status).to.equal(200);
+    expectMarker(cookieLine(page, 'osn.return_rejected'), 'osn.return_rejected=1');
+    // The refused address is not allowed as a form target either.
+    expect(page.headers.get('content-security-policy')).to.not.include('evil.example');
     const res = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
     expect(res.location).to.equal(`${h.issuer}/session/end/success`);
     const done = await agent.follow(res);
     expect(done.status).to.equal(200);
+    expectCleared(cookieLine(done, 'osn.return_rejected'), 'osn.return_rejected');
     expect(done.body).to.include('not registered');
     expect(done.body).to.not.include('evil.example');
     expect(await oauthError(oidc.refreshTokenGrant(a, tokens.refresh_token!))).to.equal('invalid_grant');
@@ -190,9 +220,16 @@ describe('sign-out of the service (/session/end)', () => {
     const agent = new Agent();
     const { tokens } = await signIn(h, a, agent, 'end6@example.com');
     const page = await endSession(agent, { client_id: 'end-a' });
-    const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')), stopAtSite);
+    expect(cookieLine(page, 'osn.return_rejected')).to.equal(undefined);
+    expect(page.headers.get('content-security-policy')).to.include(`; form-action 'self' ${h.issuer};`);
+    const stay = await agent.submit(page, formFor(page.body, '/session/end/confirm'));
+    expectMarker(cookieLine(stay, 'osn.stayed'), 'osn.stayed=-');
+    const res = await agent.follow(stay, stopAtSite);
     expect(res.status).to.equal(200);
     expect(res.url).to.equal(`${h.issuer}/session/end/success?client_id=end-a`);
+    expectCleared(cookieLine(res, 'osn.stayed'), 'osn.stayed');
+    // Taken once: the page shown again is the plain signed-out page's rules (still signed in: nothing to say but that).
+    expect(cookieLine(await agent.get(res.url), 'osn.stayed')).to.equal(undefined);
     expect(res.body).to.include(`<h1>${t('en', 'stayed.title')}</h1>`);
     expect(res.body).to.include(t('en', 'stayed.body', { serviceName: 'Sign-in service' }));
     expect(res.body).to.include(t('en', 'stayed.site', { clientName: 'Site end-a' }));
@@ -225,6 +262,9 @@ describe('sign-out of the service (/session/end)', () => {
     const other = await signIn(h, b, new Agent(), 'end6c@example.com');
     const page = await endSession(agent, { id_token_hint: other.tokens.id_token!, post_logout_redirect_uri: back, state: 'st-6' });
     expect(page.body).to.include('Stay signed in');
+    // The registered return address is kept (no rejection marker) and allowed as the form's target.
+    expect(cookieLine(page, 'osn.return_rejected')).to.equal(undefined);
+    expect(page.headers.get('content-security-policy')).to.include(`; form-action 'self' ${h.issuer} ${new URL(back).origin};`);
     const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')), stopAtSite);
     expect(res.status).to.equal(200);
     expect(res.url).to.equal(`${h.issuer}/session/end/success?client_id=end-b`);
