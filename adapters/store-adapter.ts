@@ -129,6 +129,13 @@ export interface StoreAdapter {
    * invalid_grant: nothing else happened).
    */
   takeReplay(ctx: object): object | undefined;
+  /**
+   * The code or refresh token this request presented, when it had been
+   * consumed already (a reuse). oidc-provider revokes the grant of a reused
+   * code before it names the code on the request, so the theft report takes
+   * the person and the grant from here.
+   */
+  consumedSource(ctx: object): AdapterPayload | undefined;
 }
 
 /** A request that lost a refresh race within the leeway: it answers the winner's answer. */
@@ -206,6 +213,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   function fromTokenRead(reply: (string | null)[], id: string, ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined | Promise<AdapterPayload | undefined> {
     if (reply.length === 0) return undefined;
     const payload = parse(reply[0]!, reply[1] ?? null, id);
+    if (ctx && payload.consumed) consumedSources.set(ctx, payload);
     if (reply[4] != null) return withinLeeway(ctx, id, payload, reply[4]);
     if (ctx) {
       if (payload.expiresWithSession && payload.sessionUid) {
@@ -222,6 +230,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   // token it already rotated, while the one it was given is unused and the
   // answer is still kept, gets that answer again. Anything else is theft.
   const replays = new WeakMap<object, object>();
+  /** A reused code or refresh token a request presented (see StoreAdapter.consumedSource). */
+  const consumedSources = new WeakMap<object, AdapterPayload>();
   /** Requests rotating again a refresh token whose first rotation's new token was never written. */
   const redo = new WeakMap<object, string>();
 
@@ -445,6 +455,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       if (store.singleNode) return readToken(this.key(id), id, ctx);
       return read(this.key(id), id).then((payload) => {
         if (payload && ctx) prefetch(ctx, payload);
+        if (payload?.consumed && ctx) consumedSources.set(ctx, payload);
         // A consumed refresh token: its answer may still be kept (another round trip, on this rare path only).
         if (payload?.consumed && this.model === 'RefreshToken' && leewayMs > 0 && (ctx as { oidc?: { route?: string } } | undefined)?.oidc?.route === 'token') {
           return store.get(keys.answer(this.key(id))).then((sealed) => (sealed ? withinLeeway(ctx, id, payload, sealed) : payload));
@@ -502,6 +513,9 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     grantIds,
     batch(ctx) {
       batches.set(ctx, []);
+    },
+    consumedSource(ctx) {
+      return consumedSources.get(ctx);
     },
     takeReplay(ctx) {
       const answer = replays.get(ctx);

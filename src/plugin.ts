@@ -312,7 +312,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       );
       const ownRoutes = own.routes() as Middleware;
       target.use((ctx, next) => (OWN_PATHS.test(ctx.path) ? ownRoutes(ctx, next) : next()));
-      watchReuse(target, report);
+      watchReuse(target, report, (ctx) => adapter.consumedSource(ctx));
       if (options.letters.worker) startLetterWorker();
     },
     async close() {

@@ -20,19 +20,25 @@ const REUSE = /^(refresh token already used|authorization code already consumed)
  * with client, account and grant. (Two requests racing with the same token
  * are caught by the adapter's atomic consume and reported the same way.)
  */
-export function watchReuse(provider: Provider, report: (event: ReplayEvent, ctx: object) => void): void {
+export function watchReuse(
+  provider: Provider,
+  report: (event: ReplayEvent, ctx: object) => void,
+  consumedSource: (ctx: object) => { accountId?: unknown; grantId?: unknown } | undefined,
+): void {
   const revoked = new WeakMap<object, string>();
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
     if (ctx?.oidc?.route === 'token') revoked.set(ctx, grantId);
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error_detail?: string }) => {
     if (!err?.error_detail || !REUSE.test(err.error_detail)) return;
+    // A reused code is not named on the request (oidc-provider throws first): the adapter read it.
     const token = ctx.oidc.entities.RefreshToken ?? ctx.oidc.entities.AuthorizationCode;
+    const source = consumedSource(ctx);
     report({
       model: err.error_detail.startsWith('refresh') ? 'RefreshToken' : 'AuthorizationCode',
-      grantId: token?.grantId ?? revoked.get(ctx),
+      grantId: token?.grantId ?? revoked.get(ctx) ?? (typeof source?.grantId === 'string' ? source.grantId : undefined),
       clientId: ctx.oidc.client?.clientId,
-      accountId: token?.accountId,
+      accountId: token?.accountId ?? (typeof source?.accountId === 'string' ? source.accountId : undefined),
     }, ctx);
   });
 }

@@ -11,9 +11,13 @@ for (const embedded of [false, true]) {
   describe(`reference provider, sign-in and rotation (${embedded ? 'embedded store' : 'Redis'})`, () => {
     let h: Harness;
     let config: oidc.Configuration;
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
 
     before(async () => {
-      h = await startHarness('foundation', { clients: [site], embedded });
+      h = await startHarness('foundation', {
+        clients: [site], embedded,
+        logger: { info() {}, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }), error() {} },
+      });
       config = await discover(h, site);
     });
     after(() => h.close());
@@ -90,7 +94,13 @@ for (const embedded of [false, true]) {
       const res = await agent.follow(await agent.get(url.href), (u) => u.startsWith(redirectUri));
       const callback = new URL(res.location!);
       const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's1' });
+      const from = warnings.length;
       expect(await oauthError(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's1' }))).to.equal('invalid_grant');
+      // Reported as the theft of a code, with its site, person and grant (oidc-provider's own replay path).
+      const dave = (await h.reference.accounts.findByEmail('dave@example.com'))!.accountId;
+      expect(warnings.slice(from).map((w) => w.message)).to.deep.equal(['authorization code reuse detected: grant revoked']);
+      expect(warnings[from]!.fields).to.include({ model: 'AuthorizationCode', clientId: 'site-a', accountId: dave });
+      expect(warnings[from]!.fields!.grantId).to.be.a('string');
       expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).to.equal(false);
       expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('invalid_grant');
     });

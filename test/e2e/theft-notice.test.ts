@@ -79,6 +79,26 @@ describe('theft notice: the person is told when a refresh token is reused', () =
     expect(told.map((p) => p.sid).sort()).to.deep.equal([other.tokens.claims()!.sid, tokens.claims()!.sid].sort());
   });
 
+  it('tells the person of a reused authorization code too (oidc-provider names no code on that request: the adapter read it)', async () => {
+    const email = 'code-thief@example.com';
+    const agent = new Agent();
+    await signIn(h, config, agent, email);
+    // Signed in already: the next authorization comes straight back with a code.
+    const verifier = oidc.randomPKCECodeVerifier();
+    const redirectUri = site.redirect_uris![0]!;
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri, scope: 'openid email', state: 's1',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    });
+    const callback = new URL((await agent.follow(await agent.get(url.href), (u) => u.startsWith(redirectUri))).location!);
+    await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's1' });
+    expect(await oauthError(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 's1' }))).to.equal('invalid_grant');
+    const subject = t('en', 'theft.subject', { siteName: SITE, serviceName: 'Sign-in service' });
+    await h.smtp.waitFor((l) => l.subject === subject && JSON.stringify(l.to).includes(email));
+    const items = await inbox(agent);
+    expect(items.map((i) => [i.from, i.category])).to.deep.equal([['service', 'security']]);
+  });
+
   it('a second reuse at the same site within the window gives no second letter and no second entry', async () => {
     const email = 'twice@example.com';
     const agent = new Agent();
