@@ -23,7 +23,7 @@ const REUSE = /^(refresh token already used|authorization code already consumed)
 export function watchReuse(
   provider: Provider,
   report: (event: ReplayEvent, ctx: object) => void,
-  consumedSource: (ctx: object) => { accountId?: unknown; grantId?: unknown } | undefined,
+  consumedSource: (ctx: object) => { accountId?: string } | undefined,
 ): void {
   const revoked = new WeakMap<object, string>();
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
@@ -36,9 +36,9 @@ export function watchReuse(
     const source = consumedSource(ctx);
     report({
       model: err.error_detail.startsWith('refresh') ? 'RefreshToken' : 'AuthorizationCode',
-      grantId: token?.grantId ?? revoked.get(ctx) ?? (typeof source?.grantId === 'string' ? source.grantId : undefined),
+      grantId: token?.grantId ?? revoked.get(ctx),
       clientId: ctx.oidc.client?.clientId,
-      accountId: token?.accountId ?? (typeof source?.accountId === 'string' ? source.accountId : undefined),
+      accountId: token?.accountId ?? source?.accountId,
     }, ctx);
   });
 }
