@@ -292,7 +292,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     await finish(ctx, { error: 'access_denied', error_description: 'the person denied access' });
   });
 
-  const kit: InteractionKit = { load, loadForm, signedIn, renderLogin, wait: (ctx, s, ms) => refusal(ctx, s, { refused: 'ip', retryAfterMs: ms }) };
+  const wait = (ctx: Context, s: InteractionState, ms: number) => refusal(ctx, s, { refused: 'ip', retryAfterMs: ms });
+  const busy = async (ctx: Context, s: InteractionState) => {
+    const ms = await loginCodes.ipLimits.wait('checks', ctx.ip);
+    return ms > 0 ? wait(ctx, s, ms) : undefined;
+  };
+  const kit: InteractionKit = { load, loadForm, signedIn, renderLogin, wait, busy };
   if (deps.passkeys) passkeyInteractionRoutes(router, kit, { ...deps.passkeys, accounts, ipLimits: loginCodes.ipLimits, logger: deps.logger, serviceName, issuer: () => provider.issuer });
   if (deps.upstreams) upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits: loginCodes.ipLimits, logger: deps.logger, issuer: () => provider.issuer });
 
@@ -324,4 +329,6 @@ export interface InteractionKit {
   renderLogin(ctx: Context, s: InteractionState, extra?: { alert?: string; unknownCredential?: string }, status?: number): Promise<void>;
   /** "Too many sign-in attempts from your network. Try again in N minutes.", with Retry-After. */
   wait(ctx: Context, s: InteractionState, ms: number): string;
+  /** That message (with Retry-After) when the IP has spent its sign-in checks, counting nothing; else undefined. */
+  busy(ctx: Context, s: InteractionState): Promise<string | undefined>;
 }

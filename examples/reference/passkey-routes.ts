@@ -68,11 +68,6 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
   const { store, rp, accounts, ipLimits, logger } = deps;
   const script = () => new URL(deps.script, deps.issuer()).href;
 
-  async function refuseIfBusy(ctx: Context, s: InteractionState): Promise<string | undefined> {
-    const wait = await ipLimits.wait('checks', ctx.ip);
-    return wait > 0 ? kit.wait(ctx, s, wait) : undefined;
-  }
-
   /** A sign-in that did not work: counted against the IP, said on the page. */
   async function failed(ctx: Context, s: InteractionState, reason: string, key: MessageKey, extra: { unknownCredential?: string } = {}) {
     await ipLimits.hit('checks', ctx.ip);
@@ -85,7 +80,7 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
     await jsonOptions(ctx, () => locale, async () => {
       const { s } = await kit.loadForm(ctx);
       locale = s.locale;
-      const busy = await refuseIfBusy(ctx, s);
+      const busy = await kit.busy(ctx, s);
       if (busy) throw shown(429, 'rate_limited', busy);
       const options = await authenticationOptions(rp);
       await store.putChallenge({ uid: s.uid }, { challenge: options.challenge, purpose: 'sign-in' });
@@ -95,7 +90,7 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
 
   router.post('/interaction/:uid/passkey', async (ctx) => {
     const { s, form } = await kit.loadForm(ctx);
-    const busy = await refuseIfBusy(ctx, s);
+    const busy = await kit.busy(ctx, s);
     if (busy) {
       await kit.renderLogin(ctx, s, { alert: busy }, 429);
       return;
@@ -153,7 +148,7 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
   router.post('/interaction/:uid/passkey/new', async (ctx) => {
     const { s, form } = await kit.loadForm(ctx);
     const name = typeof form.name === 'string' ? form.name.slice(0, 64) : undefined;
-    const busy = await refuseIfBusy(ctx, s);
+    const busy = await kit.busy(ctx, s);
     if (busy) return renderSignUp(ctx, s, { name, alert: busy }, 429);
     const challenge = await store.takeChallenge({ uid: s.uid });
     const response = parseRegistration(form.response);

@@ -1,6 +1,6 @@
 import * as commands from '../../src/store/commands.ts';
 import type { Store } from '../../src/store/store.ts';
-import { passkeyUse, recordUpdate, release, signInTake } from './sign-in-method-scripts.ts';
+import { passkeyUse, recordUpdate, release, takeRecord } from './sign-in-method-scripts.ts';
 import { digest, methodKeys, removeMethod, type RemoveResult } from './sign-in-methods.ts';
 
 /** A passkey as the account keeps it (WebAuthn Level 3 "credential record"). */
@@ -110,11 +110,7 @@ export function createPasskeys(store: Store) {
 
     /** Takes the binding's challenge: it answers one ceremony only. */
     async takeChallenge(binding: { uid: string } | { accountId: string }): Promise<Challenge | undefined> {
-      const flat = (await store.run(signInTake(), [challengeKey(binding)], [])) as string[];
-      if (flat.length === 0) return undefined;
-      const record: Record<string, string> = {};
-      for (let i = 0; i < flat.length; i += 2) record[flat[i]!] = flat[i + 1]!;
-      return record as unknown as Challenge;
+      return (await takeRecord(store, challengeKey(binding))) as unknown as Challenge | undefined;
     },
   };
 }

@@ -1,14 +1,13 @@
-import { defineScript, loadLua, type Script } from '../../src/store/scripts.ts';
+import { pairsToObject } from '../../src/store/commands.ts';
+import { lazyScript, type Script } from '../../src/store/scripts.ts';
+import type { Store } from '../../src/store/store.ts';
 
 /**
  * The atomic steps of passkeys and linked accounts: `lua/<name>.lua` beside
  * this file (KEYS and ARGV in its header) with its in-process twin for the
  * embedded store, as in sign-in-scripts.ts.
  */
-function script(name: string, memory: Script['memory']): () => Script {
-  let loaded: Script | undefined;
-  return () => (loaded ??= defineScript(name, loadLua(name, import.meta.url), memory));
-}
+const script = (name: string, memory: Script['memory']) => lazyScript(name, memory, import.meta.url);
 
 export const signInTake = script('sign_in_take', (kv, [record]) => {
   const fields = kv.hgetall(record!);
@@ -16,6 +15,12 @@ export const signInTake = script('sign_in_take', (kv, [record]) => {
   if (flat.length > 0) kv.del(record!);
   return flat;
 });
+
+/** Reads and deletes a record in one step: its fields, or undefined when it was not there (a record used once). */
+export async function takeRecord(store: Store, key: string): Promise<Record<string, string> | undefined> {
+  const flat = (await store.run(signInTake(), [key], [])) as string[];
+  return flat.length === 0 ? undefined : pairsToObject(flat);
+}
 
 export const recordUpdate = script('record_update', (kv, [hash], [field, ...pairs]) => {
   const raw = kv.hget(hash!, field!);

@@ -1,14 +1,11 @@
-import { defineScript, loadLua, type Script } from '../../src/store/scripts.ts';
+import { lazyScript, type Script } from '../../src/store/scripts.ts';
 
 /**
  * The emailed-code sign-in's atomic steps: `lua/<name>.lua` beside this file
  * (KEYS and ARGV in its header) with its in-process twin for the embedded
  * store, as the plugin's own scripts in src/store/commands.ts.
  */
-function script(name: string, memory: Script['memory']): () => Script {
-  let loaded: Script | undefined;
-  return () => (loaded ??= defineScript(name, loadLua(name, import.meta.url), memory));
-}
+const script = (name: string, memory: Script['memory']) => lazyScript(name, memory, import.meta.url);
 
 export const signInGate = script('sign_in_gate', (kv, [devices, newRate, deviceRate, newFailures, deviceFailures], [mode, deviceHash, limit, windowMs, now]) => {
   const known = kv.hget(devices!, deviceHash!) === null ? 0 : 1;

@@ -32,7 +32,7 @@ const FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
 };
 
 /** The sentence for a failed upstream sign-in, naming the upstream as configured (never the upstream's own words). */
-export function upstreamFailure(locale: Locale, failure: UpstreamFailure, upstream: Upstream): string {
+function upstreamFailure(locale: Locale, failure: UpstreamFailure, upstream: Upstream): string {
   return t(locale, FAILURE_KEYS[failure], { name: upstream.name });
 }
 
@@ -98,9 +98,9 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
   router.post('/interaction/:uid/upstream/:id', async (ctx) => {
     const { s } = await kit.loadForm(ctx);
     const upstream = upstreamOf(ctx);
-    const wait = await ipLimits.wait('checks', ctx.ip);
-    if (wait > 0) {
-      await kit.renderLogin(ctx, s, { alert: kit.wait(ctx, s, wait) }, 429);
+    const busy = await kit.busy(ctx, s);
+    if (busy) {
+      await kit.renderLogin(ctx, s, { alert: busy }, 429);
       return;
     }
     try {
@@ -114,15 +114,16 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
   router.get('/interaction/:uid/upstream/:id/callback', async (ctx) => {
     const s = await kit.load(ctx);
     const upstream = upstreamOf(ctx);
+    // Asked before the state is taken: a refused person can come back with the same answer once the wait is over.
+    const busy = await kit.busy(ctx, s);
+    if (busy) {
+      await kit.renderLogin(ctx, s, { alert: busy }, 429);
+      return;
+    }
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
     const record = state ? await links.takeState(state) : undefined;
     if (!record || record.mode !== 'login' || record.uid !== s.uid || record.upstream !== upstream.id) {
       await failed(ctx, s, upstream, new UpstreamError('expired', 'no such state for this interaction'), 400);
-      return;
-    }
-    const wait = await ipLimits.wait('checks', ctx.ip);
-    if (wait > 0) {
-      await kit.renderLogin(ctx, s, { alert: kit.wait(ctx, s, wait) }, 429);
       return;
     }
     let identity: UpstreamIdentity;

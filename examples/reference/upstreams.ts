@@ -2,7 +2,7 @@ import * as oidc from 'openid-client';
 
 import * as commands from '../../src/store/commands.ts';
 import type { Store } from '../../src/store/store.ts';
-import { recordUpdate, release, signInTake } from './sign-in-method-scripts.ts';
+import { recordUpdate, release, takeRecord } from './sign-in-method-scripts.ts';
 import { digest, methodKeys, removeMethod, type RemoveResult } from './sign-in-methods.ts';
 
 /** A social sign-in: an OpenID Connect provider people may sign in with (CONFIG_FILE `upstreams`). */
@@ -246,11 +246,8 @@ export function createUpstreamLinks(store: Store) {
     },
     /** Takes the state's record: an answer is used once. */
     async takeState(state: string): Promise<UpstreamState | undefined> {
-      const flat = (await store.run(signInTake(), [stateKey(state)], [])) as string[];
-      if (flat.length === 0) return undefined;
-      const record: Record<string, string> = {};
-      for (let i = 0; i < flat.length; i += 2) record[flat[i]!] = flat[i + 1]!;
-      return { ...record, startedAt: Number(record.startedAt) } as unknown as UpstreamState;
+      const record = await takeRecord(store, stateKey(state));
+      return record ? { ...record, startedAt: Number(record.startedAt) } as unknown as UpstreamState : undefined;
     },
 
     /** The account linked to this upstream account, if any. */

@@ -14,7 +14,7 @@ import type { Logger } from '../options.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
-import type { ConsoleData } from './data.ts';
+import type { ConsoleData, SiteView } from './data.ts';
 import { signedInAccount } from './session.ts';
 
 export interface ConsoleApiDeps {
@@ -51,6 +51,18 @@ export function consoleApiGuards(deps: { provider: Provider; logger: Logger }): 
 export const notFound = (what: string) => new PluginError(404, 'not_found', what);
 export const iso = (ms: number) => new Date(ms).toISOString();
 
+/** A connected site as the JSON API gives it: its times as ISO strings, `lastUsedAt` null until first use. */
+export function siteJson<T extends SiteView>(site: T) {
+  return {
+    ...site,
+    firstSignInAt: iso(site.firstSignInAt),
+    lastSignInAt: iso(site.lastSignInAt),
+    lastUsedAt: site.lastUsedAt === undefined ? null : iso(site.lastUsedAt),
+    ...(site.blockedAt !== undefined ? { blockedAt: iso(site.blockedAt) } : {}),
+    ...(site.accessRemovedAt !== undefined ? { accessRemovedAt: iso(site.accessRemovedAt) } : {}),
+  };
+}
+
 /** PUT /console/api/senders/:clientId: any of `muted` and `categories`, nothing else. */
 const senderChange = z.object({
   muted: z.boolean().optional(),
@@ -79,14 +91,7 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
   api.use(...consoleApiGuards(deps));
 
   api.get('/sites', async (ctx) => {
-    ctx.body = (await data.sites(ctx.state.accountId)).map((site) => ({
-      ...site,
-      firstSignInAt: iso(site.firstSignInAt),
-      lastSignInAt: iso(site.lastSignInAt),
-      lastUsedAt: site.lastUsedAt === undefined ? null : iso(site.lastUsedAt),
-      ...(site.blockedAt !== undefined ? { blockedAt: iso(site.blockedAt) } : {}),
-      ...(site.accessRemovedAt !== undefined ? { accessRemovedAt: iso(site.accessRemovedAt) } : {}),
-    }));
+    ctx.body = (await data.sites(ctx.state.accountId)).map(siteJson);
   });
 
   api.post('/sites/:clientId/block', async (ctx) => {

@@ -9,9 +9,9 @@ import { sendPage } from '../http/page.ts';
 import { siteHosts } from '../notify/own-site.ts';
 import type { Senders } from '../notify/senders.ts';
 import type { ContactLookup, Logger } from '../options.ts';
-import type { SiteAccess } from '../sites/access.ts';
+import type { RemoveAccessResult, SiteAccess } from '../sites/access.ts';
 import { ownLink, removeAccessConfirmPage, removeAllConfirmPage, siteDetailPage, type SiteDetailView } from '../../views/console/site-detail.ts';
-import { consoleApiGuards, iso, notFound, type ApiState } from './api.ts';
+import { consoleApiGuards, notFound, siteJson, type ApiState } from './api.ts';
 import type { ConsoleData, SiteView } from './data.ts';
 import { backWithNotice, consoleForm, pageCommon, signedInPages, type PageState } from './page-context.ts';
 
@@ -39,6 +39,12 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
     const site = (await data.sites(accountId)).find((s) => s.clientId === clientId);
     if (!site) throw notFound('you never signed in to this site');
     return site;
+  }
+
+  /** Remove access refused: a site never used (404), a blocked one (409: Block keeps its meaning until Unblock). */
+  function refuseUnless(result: RemoveAccessResult): void {
+    if (result === 'not_connected') throw notFound('you never signed in to this site');
+    if (result === 'blocked') throw new PluginError(409, 'site_blocked', 'the site is blocked: it has no access to remove; unblock it first');
   }
 
   /** What the site's registration says about it, and what the person set for its messages. */
@@ -89,8 +95,7 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
   pages.post('/sites/:clientId/remove-access', signedIn, async (ctx) => {
     const fields = await consoleForm(deps, ctx as never);
     const clientId = ctx.params.clientId!;
-    await siteOf(ctx.state.accountId, clientId);
-    await access.removeAccess(ctx.state.accountId, clientId);
+    refuseUnless(await access.removeAccess(ctx.state.accountId, clientId));
     const back = fields.from === 'site' ? `/console/sites/${encodeURIComponent(clientId)}` : '/console';
     backWithNotice(ctx as unknown as Context, back, 'access_removed');
   });
@@ -103,23 +108,16 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
   api.get('/sites/:clientId', async (ctx) => {
     const { ownHosts, policyUri, tosUri, ...site } = await detail(ctx.state.accountId, ctx.params.clientId!);
     ctx.body = {
-      ...site,
+      ...siteJson(site),
       // Only the site's own https addresses, as the page links them.
       uri: ownLink(site.uri, ownHosts)?.href ?? null,
       policyUri: ownLink(policyUri, ownHosts)?.href ?? null,
       tosUri: ownLink(tosUri, ownHosts)?.href ?? null,
-      firstSignInAt: iso(site.firstSignInAt),
-      lastSignInAt: iso(site.lastSignInAt),
-      lastUsedAt: site.lastUsedAt === undefined ? null : iso(site.lastUsedAt),
-      ...(site.blockedAt !== undefined ? { blockedAt: iso(site.blockedAt) } : {}),
-      ...(site.accessRemovedAt !== undefined ? { accessRemovedAt: iso(site.accessRemovedAt) } : {}),
     };
   });
 
   api.post('/sites/:clientId/remove-access', async (ctx) => {
-    const result = await access.removeAccess(ctx.state.accountId, ctx.params.clientId!);
-    if (result === 'not_connected') throw notFound('you never signed in to this site');
-    if (result === 'blocked') throw new PluginError(409, 'site_blocked', 'the site is blocked: it has no access to remove; unblock it first');
+    refuseUnless(await access.removeAccess(ctx.state.accountId, ctx.params.clientId!));
     ctx.status = 204;
   });
 

@@ -3,11 +3,10 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Logger } from '../options.ts';
+import { writeThrottle } from '../write-throttle.ts';
 import { routePrefixMatcher } from '../provider/paths.ts';
 import type { Sessions } from './sessions.ts';
 
-/** Sessions a process remembers having written; the oldest are forgotten first. */
-const REMEMBERED = 10_000;
 /** At most one write per session per minute and process. */
 const EVERY_MS = 60_000;
 
@@ -20,7 +19,7 @@ const EVERY_MS = 60_000;
  * session, so its expiry is known.
  */
 export function recordSessions(provider: Provider, sessions: Sessions, logger: Logger): Middleware {
-  const written = new Map<string, number>();
+  const throttle = writeThrottle(EVERY_MS);
   const goesThroughSessions = routePrefixMatcher(provider, ['authorization', 'code_verification']);
 
   const step: Middleware = async (ctx, next) => {
@@ -29,16 +28,12 @@ export function recordSessions(provider: Provider, sessions: Sessions, logger: L
     if (!session?.accountId || session.destroyed || typeof session.exp !== 'number') return;
     const key = `${session.accountId}\u0000${session.uid}`;
     const now = Date.now();
-    const last = written.get(key);
-    if (last !== undefined && now - last < EVERY_MS) return;
-    written.delete(key);
-    written.set(key, now);
-    if (written.size > REMEMBERED) written.delete(written.keys().next().value!);
+    if (!throttle.due(key, now)) return;
     try {
       await sessions.seen(session.accountId, session.uid, session.exp * 1000, ctx.get('user-agent'), now);
     } catch (err) {
       // The sign-in itself succeeded; the list catches up at the next one.
-      written.delete(key);
+      throttle.forget(key);
       logger.warn('session not recorded', { reason: (err as Error).message });
     }
   };

@@ -1,9 +1,7 @@
 import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
 import type { Logger } from '../options.ts';
+import { writeThrottle } from '../write-throttle.ts';
 import type { ConnectedSites } from './connected-sites.ts';
-
-/** How many (person, site) pairs a process remembers writing; the oldest are forgotten first. */
-const REMEMBERED = 10_000;
 
 /**
  * "Last used" of Connected sites, coarse-grained: at most one write per site
@@ -15,21 +13,14 @@ const REMEMBERED = 10_000;
  * leaves after the answer is decided. README "Last used".
  */
 export function createLastUsed(sites: ConnectedSites, options: { intervalSeconds: number; logger: Logger }) {
-  const intervalMs = options.intervalSeconds * 1000;
-  // Insertion-ordered: re-inserting on write keeps the most recent last.
-  const written = new Map<string, number>();
+  const throttle = writeThrottle(options.intervalSeconds * 1000);
 
   return {
     /** The site used its access to the person now. Synchronous: the write goes on its own. */
     record(accountId: string, clientId: string, at = Date.now()): void {
       // The console is the service itself, never a connected site.
       if (clientId === CONSOLE_CLIENT_ID) return;
-      const key = `${accountId}\u0000${clientId}`;
-      const last = written.get(key);
-      if (last !== undefined && at - last < intervalMs) return;
-      written.delete(key);
-      written.set(key, at);
-      if (written.size > REMEMBERED) written.delete(written.keys().next().value!);
+      if (!throttle.due(`${accountId}\u0000${clientId}`, at)) return;
       // A failed write (Redis away) is tried again after the interval, by the next use.
       sites.recordUse(accountId, clientId, at).catch((err: Error) => {
         options.logger.warn('last used not recorded', { clientId, reason: err.message });

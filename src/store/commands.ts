@@ -1,14 +1,7 @@
-import { defineScript, loadLua, type Script } from './scripts.ts';
+import { lazyScript as script, type Script } from './scripts.ts';
 
-/**
- * The store's atomic steps. Each pairs `lua/<name>.lua` with its in-process
- * twin; see the Lua file's header for KEYS and ARGV.
- */
-function script(name: string, memory: Script['memory']): () => Script {
-  let loaded: Script | undefined;
-  // Loaded on first use so importing the package reads no files.
-  return () => (loaded ??= defineScript(name, loadLua(name), memory));
-}
+// The store's atomic steps. Each pairs `lua/<name>.lua` with its in-process
+// twin; see the Lua file's header for KEYS and ARGV.
 
 export const upsert = script('upsert', (kv, [key], [payload, ttl]) => {
   kv.del(key!);
@@ -356,7 +349,8 @@ export const sessionSeen = script('session_seen', (kv, [sessions], [uid, now, us
   return 1;
 });
 
-function pairsToObject(pairs: string[]): Record<string, string> {
+/** A flat HGETALL-style reply `[field, value, ...]` as an object. */
+export function pairsToObject(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < pairs.length; i += 2) out[pairs[i]!] = pairs[i + 1]!;
   return out;

@@ -36,3 +36,12 @@ export function loadLua(name: string, base: string | URL = import.meta.url): str
   return readFileSync(new URL(`./lua/${name}.lua`, base), 'utf8')
     .replace(/^--- @include "([\w-]+)"$/gm, (_line, step: string) => readFileSync(new URL(`./lua/includes/${step}.lua`, base), 'utf8').trimEnd());
 }
+
+/**
+ * A script read on first use (importing a module reads no files): `./lua/<name>.lua`
+ * beside `base` with its in-process twin for the embedded store.
+ */
+export function lazyScript(name: string, memory: Script['memory'], base: string | URL = import.meta.url): () => Script {
+  let loaded: Script | undefined;
+  return () => (loaded ??= defineScript(name, loadLua(name, base), memory));
+}

@@ -253,7 +253,7 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(lines.length).to.equal(from);
     });
 
-    it('still tells the site when the person signed out before (no session left, a refresh token alive): one logout token with sub only', async () => {
+    it('after the person signed out of the service (the offline grant alive), Block site tells a sub-only site once: one logout token without sid', async () => {
       const agent = new Agent();
       const { tokens } = await signIn(h, a, agent, 'block9@example.com', { scope: 'openid email offline_access', prompt: 'consent' });
       const orgAgent = new Agent();
@@ -360,6 +360,20 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
       expect(Object.fromEntries(sites.map((s) => [s.clientId, s.status]))).to.deep.equal({ 'loss-a': 'access_removed', 'loss-b': 'blocked' });
       expect(await h.reference.plugin.removeAllAccess(await accountId('remove-all2@example.com'))).to.deep.equal([]);
+    });
+
+    it('through the pages: a confirmation left open while the site was blocked elsewhere answers 409 and leaves the site blocked', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'remove5@example.com');
+      const confirm = await agent.get(`${h.issuer}/console/sites/loss-a/remove-access`);
+      const form = formFor(confirm.body, '/console/sites/loss-a/remove-access');
+      expect((await api(agent, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+      const stale = await agent.request('POST', `${h.issuer}${form.action}`, form.fields, { origin: h.issuer, accept: 'text/html' });
+      expect(stale.status).to.equal(409);
+      expect(stale.headers.get('content-type')).to.match(/^text\/html/);
+      expect(stale.location).to.equal(undefined);
+      const sites = (await api(agent, 'GET', '/sites')).body as { clientId: string; status: string }[];
+      expect(sites.find((x) => x.clientId === 'loss-a')!.status).to.equal('blocked');
     });
 
     it('through the pages: the confirmation says what happens, the answer comes back with its notice; the site\'s page shows its state', async () => {

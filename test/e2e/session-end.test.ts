@@ -228,7 +228,7 @@ describe('sign-out of the service (/session/end)', () => {
     expect(res.status).to.equal(200);
     expect(res.url).to.equal(`${h.issuer}/session/end/success?client_id=end-a`);
     expectCleared(cookieLine(res, 'osn.stayed'), 'osn.stayed');
-    // Taken once: the page shown again is the plain signed-out page's rules (still signed in: nothing to say but that).
+    // Taken once: the same page again sets no marker.
     expect(cookieLine(await agent.get(res.url), 'osn.stayed')).to.equal(undefined);
     expect(res.body).to.include(`<h1>${t('en', 'stayed.title')}</h1>`);
     expect(res.body).to.include(t('en', 'stayed.body', { serviceName: 'Sign-in service' }));

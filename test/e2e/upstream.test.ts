@@ -248,6 +248,26 @@ describe('social sign-in through an upstream OpenID Connect provider (openid-cli
     expect(await linksOf((await h.reference.accounts.findByEmail('hal@example.com'))!.accountId)).to.deep.equal([]);
   });
 
+  it('an answer that comes back while the IP has spent its checks gets 429 and still works once the wait is over', async () => {
+    const agent = new Agent();
+    const { page } = await loginPage(agent);
+    const { form } = await toUpstream(agent, page);
+    upstream.people.set('kim', { email: 'kim@up.example', email_verified: true });
+    let res = await agent.submit(form, formFor(form.body, '/login'), { sub: 'kim' });
+    while (res.location && !res.location.startsWith(h.issuer)) res = await agent.get(res.location);
+    const answer = res.location!;
+    const counter = `${h.prefix}rate:login-check-ip:{127.0.0.1}`;
+    const before = await h.redis!.get(counter);
+    await h.redis!.set(counter, '1000', 'PX', 60_000);
+    const refused = await agent.follow(await agent.get(answer), isCallback);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('retry-after')).to.match(/^\d+$/);
+    await (before === null ? h.redis!.del(counter) : h.redis!.set(counter, before, 'PX', 60_000));
+    const ok = await agent.follow(await agent.get(answer), isCallback);
+    expect(ok.status).to.equal(200);
+    expect(ok.body).to.include('/confirm"');
+  });
+
   it('an upstream that refuses ends on the sign-in page saying so, every way offered; the failure counts against the IP', async () => {
     const agent = new Agent();
     const { page } = await loginPage(agent);

@@ -151,7 +151,7 @@ export function httpsUrl(value: string | null | undefined): URL | undefined {
 const DATA_IMAGE = /^data:image\/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*(?:;base64)?,[a-z0-9!$&'()*+,;=._~:@/?%-]*$/i;
 
 /** The logo's src when it may be shown: https (normalised) or a data: image. */
-export function logoSrc(value: string | null | undefined): string | undefined {
+function logoSrc(value: string | null | undefined): string | undefined {
   if (!value) return undefined;
   if (DATA_IMAGE.test(value) && value.length <= 100_000) return value;
   return httpsUrl(value)?.href;

@@ -38,7 +38,7 @@ interface Common {
 }
 
 /** "Firefox on Windows", with plain fallbacks when the User-Agent says little. */
-export function deviceName(locale: Locale, session: Pick<SessionView, 'browser' | 'os'>): string {
+function deviceName(locale: Locale, session: Pick<SessionView, 'browser' | 'os'>): string {
   return t(locale, 'console.sessions.device', {
     browser: session.browser ?? t(locale, 'console.sessions.unknown_browser'),
     os: session.os ?? t(locale, 'console.sessions.unknown_os'),

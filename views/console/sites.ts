@@ -7,7 +7,7 @@ import { renderPage, type Page } from '../layout.ts';
 import * as siteActions from './site-actions.ts';
 import { accountBar, bdi, breakableHost, buttonForm, httpsUrl, newTab, path, SCOPE_KEYS, sectionNotice, siteLogo, timeTag, tx, type ConsolePageInput, type ConsoleSiteView } from './parts.ts';
 
-export function scopeList(locale: Locale, site: Pick<ConsoleSiteView, 'scopes' | 'offlineAccess'>): SafeHtml {
+function scopeList(locale: Locale, site: Pick<ConsoleSiteView, 'scopes' | 'offlineAccess'>): SafeHtml {
   const scopes = new Set(site.scopes.filter((s) => s !== 'offline_access'));
   if (site.offlineAccess || site.scopes.includes('offline_access')) scopes.add('offline_access');
   if (scopes.size === 0) return html`<p class="muted">${t(locale, 'console.sites.no_access')}</p>`;
