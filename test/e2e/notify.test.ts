@@ -4,6 +4,7 @@ import * as oidc from 'openid-client';
 
 import { Agent, forms } from '../helpers/agent.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { LETTER_EVENT, NOTIFIED_EVENT, type LetterEvent, type NotifiedEvent } from '../../src/index.ts';
 
 const site = siteClient('n-site', { client_name: 'Shop', client_uri: 'https://shop.example' });
 const other = siteClient('n-other', { client_uri: 'https://other.example' });
@@ -68,6 +69,26 @@ describe('POST /api/notify', () => {
   /** Notification letters (not sign-in codes) to an address. */
   const isNotificationTo = (email: string) => (l: ParsedMail) => JSON.stringify(l.to).includes(email) && l.headers.has('x-notification-id');
   const lettersTo = (email: string) => h.smtp.letters.filter(isNotificationTo(email));
+
+  it('tells plugin.on listeners of each 202 (notified) and of each letter\'s outcome (letter), and nothing of a refused request', async () => {
+    const sub = await connect('events@example.com');
+    const notified: NotifiedEvent[] = [];
+    const letters: LetterEvent[] = [];
+    const offNotified = h.reference.plugin.on(NOTIFIED_EVENT, (e) => notified.push(e));
+    const offLetter = h.reference.plugin.on(LETTER_EVENT, (e) => letters.push(e));
+    try {
+      expect((await notify(message(sub, { title: 'Events' }))).status).to.equal(202);
+      expect((await notify(message(sub, { category: 'weather' }))).status).to.equal(400);
+      expect(notified).to.deep.equal([{ clientId: site.client_id, result: { inApp: true, email: true, skipped: null } }]);
+      const letter = await h.smtp.waitFor((l) => isNotificationTo('events@example.com')(l) && l.subject === 'Events');
+      const id = String(letter.headers.get('x-notification-id'));
+      for (let i = 0; i < 50 && !letters.some((e) => e.notificationId === id); i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(letters.filter((e) => e.notificationId === id)).to.deep.equal([{ notificationId: id, outcome: 'sent' }]);
+    } finally {
+      offNotified();
+      offLetter();
+    }
+  });
 
   describe('client authentication', () => {
     it('refuses a missing header, a wrong secret, an unknown client and a public client with 401 invalid_client and WWW-Authenticate: Basic', async () => {

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 
 import { startLoad, unexpected, UNLIMITED } from '../helpers/load.ts';
 import { siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { UNAVAILABLE_EVENT, type UnavailableEvent } from '../../src/index.ts';
 import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
 
 const site = siteClient('outage-site', { client_uri: 'https://shop.example' });
@@ -34,6 +35,8 @@ describe('Redis stopped under load (a redis-server of the test’s own, killed a
 
   it('answers every request during the outage 503 temporarily_unavailable with Retry-After within the bound, hangs none, and every refresh chain in use works afterwards', async function () {
     this.timeout(60_000);
+    const told: UnavailableEvent[] = [];
+    const offUnavailable = h.reference.plugin.on(UNAVAILABLE_EVENT, (e) => told.push(e));
     const load = await startLoad(h, site, ['out1@example.com', 'out2@example.com', 'out3@example.com']);
     await sleep(800);
     const killedAt = load.now();
@@ -68,6 +71,12 @@ describe('Redis stopped under load (a redis-server of the test’s own, killed a
     expect(during.every((a) => a.status === 503)).to.equal(true);
     // And afterwards everything did again.
     expect(answers.filter((a) => a.at > restartedAt + 1500).every((a) => a.status !== 503)).to.equal(true);
+
+    // Each 503 told the host (plugin.on), with the route and what failed, and no data.
+    offUnavailable();
+    expect(told.length).to.be.at.least(unavailable.length);
+    expect(told.some((e) => e.method === 'GET' && e.path === '/console')).to.equal(true);
+    for (const e of told) expect(Object.keys(e).sort()).to.deep.equal(['method', 'path', 'reason']);
 
     expect(page.status).to.equal(503);
     expect(page.headers.get('retry-after')).to.equal('2');
