@@ -281,7 +281,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       target.use(batchTokenWrites(target, adapter, (ctx) => noticing.get(ctx)));
       target.use(missingClientAuthIsInvalidClient(target));
       target.use(codeFlowDiscovery(allowedResponseModes(configured ?? {})));
-      target.use(endSessionPreStep(target));
+      target.use(endSessionPreStep(target, options.serviceName));
       target.use(endSessionConfirmPostStep(target));
       target.use(recordSignIns(target, sites, options.defaultTtl, async (ctx, accountId) => {
         // The language the person signed in with becomes theirs where the host knows none.

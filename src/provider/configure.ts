@@ -63,7 +63,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
   const hostIssueRefreshToken = host.issueRefreshToken;
   const hostFindAccount = host.findAccount;
   const hostFetch = host.fetch ?? ((url: URL | string, init: RequestInit) => globalThis.fetch(url, init));
-  const pageDeps = { serviceName: deps.serviceName, contacts: deps.contacts, pairwiseIdentifier: host.pairwiseIdentifier };
+  const pageDeps = { serviceName: deps.serviceName, contacts: deps.contacts };
   const privateHosts = new Set(deps.allowPrivateFetchHosts.map((h) => h.toLowerCase()));
 
   if (host.adapter) {

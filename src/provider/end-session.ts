@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { decodeJwt } from 'jose';
 import type Provider from 'oidc-provider';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import { negotiateLocale } from '../i18n/index.ts';
 import { readForm } from '../http/body.ts';
@@ -9,6 +9,7 @@ import type { ContactLookup } from '../options.ts';
 import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage, stayedPage } from '../../views/logout.ts';
 import { routeMatcher } from './paths.ts';
+import { subjectFor } from './subject.ts';
 
 /** Marks a sign-out whose return address was refused, for the signed-out page. */
 const REJECTED_COOKIE = 'osn.return_rejected';
@@ -23,7 +24,7 @@ const SHORT = 10 * 60_000;
  * not accepted. A POST is turned into the equivalent GET so the provider reads
  * the cleaned parameters.
  */
-export function endSessionPreStep(provider: Provider): Middleware {
+export function endSessionPreStep(provider: Provider, serviceName: string): Middleware {
   const isEndSession = routeMatcher(provider, ['end_session']);
   const path = provider.pathFor('end_session');
   const step: Middleware = async (ctx, next) => {
@@ -37,12 +38,14 @@ export function endSessionPreStep(provider: Provider): Middleware {
     const params = new URLSearchParams(ctx.querystring);
     const uri = params.get('post_logout_redirect_uri');
     if (uri !== null && !(await returnAllowed(provider, params, uri))) {
+      // Its state goes with it unused: oidc-provider returns state only with a return address.
       params.delete('post_logout_redirect_uri');
-      params.delete('state');
       ctx.querystring = params.toString();
       ctx.cookies.set(REJECTED_COOKIE, '1', { httpOnly: true, sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
     }
-    return next();
+    await next();
+    noSessionPage(ctx as unknown as KoaContextWithOIDC, serviceName);
+    return undefined;
   };
   return (ctx, next) => (isEndSession(ctx.path) ? step(ctx, next) : next());
 }
@@ -60,8 +63,10 @@ export function endSessionConfirmPostStep(provider: Provider): Middleware {
   const path = provider.pathFor('end_session');
   const step: Middleware = async (ctx, next) => {
     await next();
+    // An error page, or "Sign out": the provider's answer as it is.
+    if (ctx.status !== 303) return;
     const { oidc } = ctx as unknown as KoaContextWithOIDC;
-    if (ctx.status !== 303 || !oidc?.params || oidc.params.logout) return;
+    if (oidc.params!.logout) return;
     const location = ctx.response.get('location');
     const success = new URL(oidc.urlFor('end_session_success'));
     const returnTo = location.startsWith(success.href) ? '' : location;
@@ -70,6 +75,30 @@ export function endSessionConfirmPostStep(provider: Provider): Middleware {
     ctx.redirect(success.href);
   };
   return (ctx, next) => (ctx.method === 'POST' && isConfirm(ctx.path) ? step(ctx, next) : next());
+}
+
+/**
+ * Without a signed-in person oidc-provider answers with its own form that
+ * submits itself (in English, without a language or a title a screen reader
+ * can use, "Continue" without JavaScript); the service's page in the reader's
+ * language instead, with the same form.
+ */
+function noSessionPage(ctx: KoaContextWithOIDC, serviceName: string): void {
+  if (ctx.status !== 200) return;
+  const session = ctx.oidc.session!;
+  if (session.accountId) return;
+  send(ctx, autoLogoutPage({
+    locale: readerLocale(ctx),
+    serviceName,
+    action: ctx.oidc.urlFor('end_session_confirm'),
+    xsrf: String(session.state!.secret),
+  }));
+}
+
+/** The language of the sign-out pages: the person's own, else ui_locales, else the browser's. */
+function readerLocale(ctx: KoaContextWithOIDC, preferred?: string) {
+  const uiLocales = ctx.oidc.params!.ui_locales;
+  return negotiateLocale({ preferred, uiLocales: typeof uiLocales === 'string' ? uiLocales : undefined, acceptLanguage: ctx.get('accept-language') });
 }
 
 async function returnAllowed(provider: Provider, params: URLSearchParams, uri: string): Promise<boolean> {
@@ -91,7 +120,6 @@ async function returnAllowed(provider: Provider, params: URLSearchParams, uri: s
 interface HookDeps {
   serviceName: string;
   contacts: ContactLookup;
-  pairwiseIdentifier: Configuration['pairwiseIdentifier'];
 }
 
 /**
@@ -102,24 +130,20 @@ interface HookDeps {
  */
 export function logoutSource(deps: HookDeps) {
   return async (ctx: KoaContextWithOIDC, _form: string): Promise<void> => {
-    const { session, client, params } = ctx.oidc;
-    const accountId = session?.accountId;
-    const contact = accountId ? await deps.contacts(accountId) : undefined;
-    const locale = negotiateLocale({
-      preferred: contact?.locale,
-      uiLocales: typeof params?.ui_locales === 'string' ? params.ui_locales : undefined,
-      acceptLanguage: ctx.get('accept-language'),
-    });
+    const { client, params } = ctx.oidc;
+    // oidc-provider loads the session (maybe nobody's) before it asks for this page.
+    const session = ctx.oidc.session!;
+    const contact = session.accountId ? await deps.contacts(session.accountId) : undefined;
     const input = {
-      locale,
+      locale: readerLocale(ctx, contact?.locale),
       serviceName: deps.serviceName,
       action: ctx.oidc.urlFor('end_session_confirm'),
-      xsrf: String(session!.state!.secret),
+      xsrf: String(session.state!.secret),
       accountEmail: contact?.email ?? contact?.name,
       clientName: client ? client.clientName ?? client.clientId : undefined,
-      formAction: typeof params?.post_logout_redirect_uri === 'string' ? [params.post_logout_redirect_uri] : [],
+      formAction: typeof params!.post_logout_redirect_uri === 'string' ? [params!.post_logout_redirect_uri] : [],
     };
-    const matches = await hintMatchesSession(ctx, deps);
+    const matches = await hintMatchesSession(ctx);
     send(ctx, matches ? autoLogoutPage(input) : logoutPage(input));
   };
 }
@@ -131,17 +155,15 @@ export function logoutSource(deps: HookDeps) {
  * Sites registered without `backchannel_logout_session_required` get ID
  * tokens without `sid`; their hints match by person and site.
  */
-async function hintMatchesSession(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<boolean> {
-  const { session, client } = ctx.oidc;
+async function hintMatchesSession(ctx: KoaContextWithOIDC): Promise<boolean> {
+  const { client } = ctx.oidc;
+  const session = ctx.oidc.session!;
   const hint = (ctx.oidc.entities as { IdTokenHint?: { payload: { sub?: string; sid?: string } } }).IdTokenHint;
-  if (!hint || !client || !session?.accountId) return false;
+  if (!hint || !client || !session.accountId) return false;
   const sid = session.sidFor(client.clientId);
   if (sid === undefined) return false;
   if (hint.payload.sid !== undefined && hint.payload.sid !== sid) return false;
-  const expectedSub = client.subjectType === 'pairwise' && deps.pairwiseIdentifier
-    ? await deps.pairwiseIdentifier(ctx, session.accountId, client)
-    : session.accountId;
-  return hint.payload.sub === expectedSub;
+  return hint.payload.sub === await subjectFor(ctx.oidc.provider, ctx, session.accountId, client);
 }
 
 /** features.rpInitiatedLogout.postLogoutSuccessSource: the service's own signed-out (or still signed-in) page. */
@@ -158,13 +180,14 @@ export function postLogoutSuccessSource(deps: HookDeps) {
     const { client } = ctx.oidc;
     const clientName = client ? client.clientName ?? client.clientId : undefined;
     const session = await ctx.oidc.provider.Session.get(ctx);
-    if (stayed !== undefined && session.accountId) {
+    // Still signed in ("Stay signed in", or this page opened by hand): say so, never "signed out".
+    if (session.accountId) {
       const contact = await deps.contacts(session.accountId);
       send(ctx, stayedPage({
         locale: negotiateLocale({ preferred: contact?.locale, acceptLanguage: ctx.get('accept-language') }),
         serviceName: deps.serviceName,
         clientName,
-        returnTo: client && stayed !== '-' ? allowedReturn(client, stayed) : undefined,
+        returnTo: allowedReturn(client, stayed),
         consoleUrl: `${ctx.oidc.issuer.replace(/\/$/, '')}/console`,
       }));
       return;
@@ -178,14 +201,16 @@ export function postLogoutSuccessSource(deps: HookDeps) {
   };
 }
 
-/** The return address as the provider built it (registered address plus state), only if the site registered it. */
-function allowedReturn(client: NonNullable<KoaContextWithOIDC['oidc']['client']>, href: string): string | undefined {
-  try {
-    const url = new URL(href);
-    const registered = new URL(url);
-    registered.search = '';
-    return client.postLogoutRedirectUriAllowed(registered.href) || client.postLogoutRedirectUriAllowed(`${url.origin}${url.pathname}`) ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The way back after "Stay signed in": the return address as the provider
+ * built it (the registered address plus state), only if the site registered
+ * it. The marker is a cookie, so its value is checked like any input: "-"
+ * (no address), a value that is no URL, or no site named, give none.
+ */
+function allowedReturn(client: KoaContextWithOIDC['oidc']['client'], marker: string | undefined): string | undefined {
+  const url = URL.parse(marker ?? '');
+  if (!url || !client) return undefined;
+  const registered = new URL(url);
+  registered.searchParams.delete('state');
+  return client.postLogoutRedirectUriAllowed(registered.href) ? url.href : undefined;
 }

@@ -11,7 +11,8 @@ export function reportReplay(logger: Logger, emit: EmitEvent, event: ReplayEvent
   emit(REPLAY_EVENT, event);
 }
 
-const REUSE = /^(refresh token already used|authorization code already consumed)$/;
+/** oidc-provider's error_detail for a token or code presented again (lib/actions/grants/*.js). */
+const REUSE = new Set(['refresh token already used', 'authorization code already consumed']);
 
 /**
  * oidc-provider's own reuse path: a rotated refresh token (or a redeemed code)
@@ -30,7 +31,7 @@ export function watchReuse(
     if (ctx?.oidc?.route === 'token') revoked.set(ctx, grantId);
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error_detail?: string }) => {
-    if (!err?.error_detail || !REUSE.test(err.error_detail)) return;
+    if (!err?.error_detail || !REUSE.has(err.error_detail)) return;
     // A reused code is not named on the request (oidc-provider throws first): the adapter read it.
     const token = ctx.oidc.entities.RefreshToken ?? ctx.oidc.entities.AuthorizationCode;
     const source = consumedSource(ctx);

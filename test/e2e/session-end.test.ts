@@ -13,17 +13,20 @@ describe('sign-out of the service (/session/end)', () => {
   let a: oidc.Configuration;
   let b: oidc.Configuration;
   let c: oidc.Configuration;
+  let d: oidc.Configuration;
   const siteA = siteClient('end-a');
   const siteC = siteClient('end-c');
+  const siteD = siteClient('end-d', { subject_type: 'pairwise' });
   let siteB: ReturnType<typeof siteClient>;
 
   before(async () => {
     receiver = await startReceiver();
     siteB = siteClient('end-b', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
-    h = await startHarness('session-end', { clients: [siteA, siteB, siteC], allowPrivateFetchHosts: ['127.0.0.1'] });
+    h = await startHarness('session-end', { clients: [siteA, siteB, siteC, siteD], allowPrivateFetchHosts: ['127.0.0.1'] });
     a = await discover(h, siteA);
     b = await discover(h, siteB);
     c = await discover(h, siteC);
+    d = await discover(h, siteD);
   });
   after(async () => {
     await h.close();
@@ -137,10 +140,14 @@ describe('sign-out of the service (/session/end)', () => {
     expect(page.body).to.include('Stay signed in');
   });
 
-  it('with no service session goes straight on to the signed-out page', async () => {
+  it('with no service session goes straight on to the signed-out page, through the service\'s own page (works without JavaScript)', async () => {
     const agent = new Agent();
     const page = await endSession(agent);
     expect(page.status).to.equal(200);
+    expect(page.body).to.include('<html lang="en"');
+    expect(page.body).to.include(`<h1>${t('en', 'logout.auto')}</h1>`);
+    expect(page.body).to.include(`<noscript><button type="submit" class="primary">${t('en', 'logout.continue')}</button></noscript>`);
+    expect(page.headers.get('content-security-policy')).to.match(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
     const form = forms(page.body)[0]!;
     expect(form.fields).to.include({ logout: 'yes' });
     const done = await agent.follow(await agent.submit(page, form));
@@ -270,6 +277,159 @@ describe('sign-out of the service (/session/end)', () => {
     expect(res.url).to.equal(`${h.issuer}/session/end/success?client_id=end-b`);
     expect(res.body).to.include(`<a class="button primary" href="${back}?state=st-6">${t('en', 'stayed.back', { clientName: 'Site end-b' })}</a>`);
     expect(tokens.refresh_token).to.be.a('string');
+  });
+
+  describe('the return address', () => {
+    const back = siteA.post_logout_redirect_uris![0]!;
+
+    it('named with client_id alone (no hint) and registered: kept, and "Sign out" goes back to it with state', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end8@example.com');
+      const page = await endSession(agent, { client_id: 'end-a', post_logout_redirect_uri: back, state: 'st-8' });
+      expect(page.status).to.equal(200);
+      expect(cookieLine(page, 'osn.return_rejected')).to.equal(undefined);
+      const res = await agent.submit(page, formFor(page.body, '/session/end/confirm'), { logout: 'yes' });
+      expect(res.status).to.equal(303);
+      expect(res.location).to.equal(`${back}?state=st-8`);
+    });
+
+    it('named with client_id alone and not registered for that site: refused (another site\'s address included)', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end9@example.com');
+      const page = await endSession(agent, { client_id: 'end-a', post_logout_redirect_uri: siteB.post_logout_redirect_uris![0]!, state: 's' });
+      expect(page.status).to.equal(200);
+      expectMarker(cookieLine(page, 'osn.return_rejected'), 'osn.return_rejected=1');
+      const res = await agent.submit(page, formFor(page.body, '/session/end/confirm'), { logout: 'yes' });
+      expect(res.location).to.equal(`${h.issuer}/session/end/success`);
+    });
+
+    it('with neither hint nor client_id there is nobody to check it against: refused, and the sign-out still asks', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end10@example.com');
+      const page = await endSession(agent, { post_logout_redirect_uri: back });
+      expect(page.status).to.equal(200);
+      expect(page.body).to.include(t('en', 'logout.stay'));
+      expectMarker(cookieLine(page, 'osn.return_rejected'), 'osn.return_rejected=1');
+    });
+
+    it('with a hint that is no JWT: oidc-provider answers the hint itself, and no refusal is marked', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end11@example.com');
+      const page = await endSession(agent, { id_token_hint: 'not-a-jwt', post_logout_redirect_uri: 'https://evil.example/' });
+      expect(page.status).to.equal(400);
+      expect(page.body).to.include(`<title>${t('en', 'error.title')}`);
+      expect(cookieLine(page, 'osn.return_rejected')).to.equal(undefined);
+    });
+
+    it('is cleaned only on GET and POST: another method is the provider\'s to refuse, with no marker', async () => {
+      const agent = new Agent();
+      const res = await agent.request('PUT', `${h.issuer}/session/end?${new URLSearchParams({ client_id: 'end-a', post_logout_redirect_uri: 'https://evil.example/' })}`);
+      expect(res.status).to.equal(404);
+      expect(cookieLine(res, 'osn.return_rejected')).to.equal(undefined);
+    });
+  });
+
+  describe('the question page', () => {
+    it('names the site that asked, by its name', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end12@example.com');
+      const page = await endSession(agent, { client_id: 'end-a' });
+      expect(page.body).to.include(t('en', 'logout.site_asked', { clientName: 'Site end-a' }));
+    });
+
+    it('speaks the person\'s stored language over the browser\'s, and so does the page after "Stay signed in"', async () => {
+      const agent = new Agent();
+      agent.acceptLanguage = 'de';
+      await signIn(h, a, agent, 'end13@example.com');
+      agent.acceptLanguage = 'fr';
+      const page = await endSession(agent, { client_id: 'end-a', ui_locales: 'fr' });
+      expect(page.body).to.include('<html lang="de"');
+      expect(page.body).to.include(escapeHtml(t('de', 'logout.stay')));
+      const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+      expect(res.body).to.include('<html lang="de"');
+      expect(res.body).to.include(escapeHtml(t('de', 'stayed.title')));
+    });
+
+    it('for a person with no stored language, speaks the browser\'s (Accept-Language), on both pages', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end14@example.com');
+      const { accountId } = (await h.reference.accounts.findByEmail('end14@example.com'))!;
+      await h.redis!.hdel(`${h.prefix}account:{${accountId}}`, 'locale');
+      agent.acceptLanguage = 'fr-CH, en;q=0.5';
+      const page = await endSession(agent, { client_id: 'end-a' });
+      expect(page.body).to.include('<html lang="fr"');
+      const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+      expect(res.body).to.include('<html lang="fr"');
+      expect(res.body).to.include(escapeHtml(t('fr', 'stayed.title')));
+    });
+
+    it('without a session, speaks ui_locales first, then Accept-Language', async () => {
+      const agent = new Agent();
+      agent.acceptLanguage = 'fr';
+      expect((await endSession(agent, { ui_locales: 'de' })).body).to.include('<html lang="de"');
+      expect((await endSession(agent)).body).to.include('<html lang="fr"');
+    });
+
+    it('with a hint from a pairwise site carrying the person as that site sees them: signs out without a question', async () => {
+      const agent = new Agent();
+      const { tokens } = await signIn(h, d, agent, 'end15@example.com');
+      const { accountId } = (await h.reference.accounts.findByEmail('end15@example.com'))!;
+      expect(tokens.claims()!.sub).to.not.equal(accountId);
+      const page = await endSession(agent, { id_token_hint: tokens.id_token! });
+      expect(page.body).to.include('<script>');
+      expect(page.body).to.not.include(t('en', 'logout.stay'));
+    });
+  });
+
+  describe('"Stay signed in" and the page after it', () => {
+    const stayedCookie = (agent: Agent, value: string) => agent.cookies.get(new URL(h.issuer).host)!.set('osn.stayed', value);
+
+    it('a confirmation the provider refuses (wrong xsrf) stays its error: no marker, no redirect', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end16@example.com');
+      const page = await endSession(agent, { client_id: 'end-a' });
+      const res = await agent.submit(page, formFor(page.body, '/session/end/confirm'), { xsrf: 'forged' });
+      expect(res.status).to.equal(400);
+      expect(res.location).to.equal(undefined);
+      expect(cookieLine(res, 'osn.stayed')).to.equal(undefined);
+    });
+
+    it('says "signed out" once the person signed out, though an earlier "Stay signed in" left its marker unread', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end17@example.com');
+      const first = await endSession(agent, { client_id: 'end-a' });
+      expectMarker(cookieLine(await agent.submit(first, formFor(first.body, '/session/end/confirm')), 'osn.stayed'), 'osn.stayed=-');
+      const second = await endSession(agent, { client_id: 'end-a' });
+      const done = await agent.follow(await agent.submit(second, formFor(second.body, '/session/end/confirm'), { logout: 'yes' }));
+      expect(done.body).to.include('You are signed out');
+      expect(done.body).to.not.include(t('en', 'stayed.title'));
+    });
+
+    it('opened by hand while signed in, says the person is still signed in', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end18@example.com');
+      const res = await agent.get(`${h.issuer}/session/end/success`);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include(`<h1>${t('en', 'stayed.title')}</h1>`);
+      expect(res.body).to.not.include('You are signed out');
+    });
+
+    it('links back only to an address the named site registered: a marker planted in the cookie gives no link elsewhere', async () => {
+      const agent = new Agent();
+      await signIn(h, b, agent, 'end19@example.com');
+      const back = siteB.post_logout_redirect_uris![0]!;
+      const link = (body: string) => body.match(/<a class="button primary" href="([^"]*)"/)?.[1];
+      stayedCookie(agent, 'https://evil.example/signed-out?state=x');
+      expect(link((await agent.get(`${h.issuer}/session/end/success?client_id=end-b`)).body)).to.equal(undefined);
+      stayedCookie(agent, `${back}?state=x`);
+      expect(link((await agent.get(`${h.issuer}/session/end/success`)).body), 'no site named').to.equal(undefined);
+      stayedCookie(agent, `${back}?state=x`);
+      expect(link((await agent.get(`${h.issuer}/session/end/success?client_id=end-a`)).body), 'another site').to.equal(undefined);
+      stayedCookie(agent, `${back}?state=x&next=elsewhere`);
+      expect(link((await agent.get(`${h.issuer}/session/end/success?client_id=end-b`)).body), 'more than state added').to.equal(undefined);
+      stayedCookie(agent, `${back}?state=x`);
+      expect(link((await agent.get(`${h.issuer}/session/end/success?client_id=end-b`)).body)).to.equal(`${back}?state=x`);
+    });
   });
 
   it('sends a signed back-channel logout token to a site on a loopback address', async () => {

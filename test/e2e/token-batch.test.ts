@@ -17,8 +17,11 @@ import { generateKeyPairSync } from 'node:crypto';
 
 import Provider, { type JWK } from 'oidc-provider';
 
-import { adapterKeys, createSignoutNotify, type SignoutNotify } from '../../src/index.ts';
+import { Redis } from 'ioredis';
+
+import { adapterKeys, createSignoutNotify, UNAVAILABLE_EVENT, type SignoutNotify } from '../../src/index.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
+import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
 
 const CLIENT = {
   client_id: 'batch-site', client_secret: 'batch-site-secret-0123456789abcdef', redirect_uris: ['https://site.example/cb'],
@@ -130,5 +133,69 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     expect(answers.filter((a) => a.status === 400).map((a) => a.body.error)).to.deep.equal(Array(19).fill('invalid_grant'));
     const next = await refresh(won[0]!.body.refresh_token!);
     expect(next.status, 'the winner\'s refresh token died with the chain').to.equal(400);
+  });
+});
+
+// A Redis of the test's own: its memory limit is lowered, which the shared one must not see.
+if (!REDIS_CLUSTER) describe('token endpoint writes refused by Redis (maxmemory reached, noeviction)', () => {
+  let owned: OwnedRedis;
+  let redis: Redis;
+  let plugin: SignoutNotify;
+  let provider: Provider;
+  let server: Server;
+  let base: string;
+  const outages: { path: string; reason: string }[] = [];
+
+  before(async () => {
+    owned = await startRedisServer(['--maxmemory-policy', 'noeviction']);
+    redis = new Redis(owned.url);
+    plugin = createSignoutNotify({ redis, keyPrefix: 'oom:', contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false } });
+    plugin.on(UNAVAILABLE_EVENT, (event) => outages.push({ path: event.path, reason: event.reason }));
+    const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
+    provider = new Provider('http://127.0.0.1', plugin.configure({
+      clients: [CLIENT], jwks: { keys: [key] }, features: { devInteractions: { enabled: false } },
+      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    }));
+    plugin.attach(provider);
+    server = provider.listen(0, '127.0.0.1') as unknown as Server;
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  after(async () => {
+    await new Promise((r) => server.close(r));
+    await plugin.close();
+    await redis.quit();
+    await owned.close();
+  });
+
+  it('answers 503 temporarily_unavailable with Retry-After, gives out no token, consumes nothing; the same token works once Redis has room', async () => {
+    const grant = new provider.Grant({ accountId: 'oom-person', clientId: CLIENT.client_id });
+    grant.addOIDCScope('openid offline_access');
+    const grantId = await grant.save();
+    const token = await new provider.RefreshToken({
+      accountId: 'oom-person', clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
+    } as never).save();
+    const refresh = () => fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+    });
+    const keysBefore = await redis.dbsize();
+
+    await redis.config('SET', 'maxmemory', '1');
+    const refused = await refresh();
+    await redis.config('SET', 'maxmemory', '0');
+    expect(refused.status).to.equal(503);
+    expect(refused.headers.get('retry-after')).to.equal('2');
+    expect(await refused.json()).to.deep.equal({ error: 'temporarily_unavailable', error_description: 'the service cannot reach its data store right now; try again shortly' });
+    expect(outages).to.have.length(1);
+    expect(outages[0]!.path).to.equal('/token');
+    expect(outages[0]!.reason).to.match(/^token writes failed: .*OOM command not allowed/);
+    expect(await redis.dbsize(), 'nothing written').to.equal(keysBefore);
+    expect((await plugin.adapter.factory('RefreshToken').find(token))!.consumed, 'not consumed').to.equal(undefined);
+
+    const retried = await refresh();
+    expect(retried.status).to.equal(200);
+    expect((await retried.json() as { refresh_token: string }).refresh_token).to.be.a('string').and.not.equal(token);
   });
 });
