@@ -17,6 +17,12 @@ export interface MutationModule {
    * into the next and let mutants survive by luck.
    */
   freshProcess?: boolean;
+  /**
+   * Test files run a second time on a Redis Cluster of the run's own: code
+   * that only a Cluster reaches (one script per hash slot) is mutation-tested
+   * there, and a mutant counts as killed when either run kills it.
+   */
+  clusterSpec?: string[];
 }
 
 export const MODULES: readonly MutationModule[] = [
@@ -38,6 +44,7 @@ export const MODULES: readonly MutationModule[] = [
       'test/adapters/*.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts', 'test/e2e/refresh-leeway.test.ts',
       'test/e2e/token-batch.test.ts', 'test/e2e/token-keys.test.ts', 'test/e2e/defaults.test.ts',
     ],
+    clusterSpec: ['test/adapters/contract.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/refresh-leeway.test.ts'],
   },
   {
     name: 'provider',

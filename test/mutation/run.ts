@@ -8,11 +8,13 @@
  * minutes to an hour.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { startCluster } from '../helpers/cluster.ts';
 import { findRedis } from '../helpers/find-redis.ts';
+import { mergeReports, writeMerged, type Report } from './merge.ts';
 import { MODULES, type MutationModule } from './modules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,33 +42,59 @@ function score(name: string, reportFile: string): Score {
   return { ...s, score: valid ? (100 * (s.killed + s.timeout)) / valid : 100 };
 }
 
-function runStryker(module: MutationModule, redisUrl: string): Promise<number> {
+/** One Stryker run of a module: its spec on the Redis in `env`, reports at `<report>.json` and `.html`. */
+function runStryker(module: MutationModule, spec: string[], report: string, env: NodeJS.ProcessEnv): Promise<number> {
   const config = {
     testRunner: 'mocha',
     plugins: ['@stryker-mutator/mocha-runner'],
     mutate: module.mutate,
-    mochaOptions: { spec: module.spec, config: '.mocharc.json' },
+    mochaOptions: { spec, config: '.mocharc.json' },
     coverageAnalysis: 'perTest',
     reporters: ['clear-text', 'progress', 'json', 'html'],
-    jsonReporter: { fileName: join(out, `${module.name}.json`) },
-    htmlReporter: { fileName: join(out, `${module.name}.html`) },
-    tempDirName: '.stryker-tmp',
+    jsonReporter: { fileName: `${report}.json` },
+    htmlReporter: { fileName: `${report}.html` },
+    // One sandbox per run, so modules can be mutation-tested side by side.
+    tempDirName: join('.stryker-tmp', basename(report)),
     cleanTempDir: 'always',
     concurrency: 1,
     maxTestRunnerReuse: module.freshProcess ? 1 : 0,
     timeoutMS: 20_000,
     disableTypeChecks: '{src,adapters,views,examples}/**/*.ts',
   };
-  const file = join(root, '.stryker-tmp', `${module.name}.conf.json`);
+  const file = join(root, '.stryker-tmp', `${basename(report)}.conf.json`);
   mkdirSync(join(root, '.stryker-tmp'), { recursive: true });
   writeFileSync(file, JSON.stringify(config, null, 2));
   const preload = join(root, 'test/mutation/cjs-extension.cjs');
   const child = spawn(process.execPath, [join(root, 'node_modules/@stryker-mutator/core/bin/stryker.js'), 'run', file], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, REDIS_URL: redisUrl, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim() },
+    env: { ...process.env, ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim() },
   });
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+}
+
+const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+
+/**
+ * A module with a Cluster spec runs twice, on the single node and on a
+ * 6-node Cluster started for it; its report is the two merged (killed in
+ * either run), beside each run's own JSON (`.redis.json`, `.cluster.json`).
+ */
+async function mutateModule(module: MutationModule, redisUrl: string): Promise<boolean> {
+  const base = join(out, module.name);
+  if (!module.clusterSpec) return (await runStryker(module, module.spec, base, { REDIS_URL: redisUrl })) === 0;
+  if ((await runStryker(module, module.spec, `${base}.redis`, { REDIS_URL: redisUrl })) !== 0) return false;
+  const cluster = await startCluster();
+  try {
+    console.log(`npm run mutate: ${module.name} again on a Redis Cluster of its own (${cluster.spec})`);
+    if ((await runStryker(module, module.clusterSpec, `${base}.cluster`, { REDIS_URL: redisUrl, REDIS_CLUSTER: cluster.spec })) !== 0) return false;
+  } finally {
+    await cluster.close();
+  }
+  writeMerged(mergeReports(readReport(`${base}.redis.json`), readReport(`${base}.cluster.json`)), `${base}.json`, `${base}.redis.html`, `${base}.html`);
+  // The merged page is the one to read; each run's JSON stays for the record.
+  for (const layout of ['redis', 'cluster']) rmSync(`${base}.${layout}.html`);
+  return true;
 }
 
 const redis = await findRedis();
@@ -76,7 +104,7 @@ let failed = false;
 try {
   for (const module of chosen) {
     console.log(`npm run mutate: ${module.name} (${module.mutate.join(', ')})`);
-    if ((await runStryker(module, redis.url)) !== 0) {
+    if (!(await mutateModule(module, redis.url))) {
       failed = true;
       continue;
     }
