@@ -10,8 +10,8 @@
  *
  * One session and one grant per token, as one sign-in each: then revoking
  * one token on B (whose revocation cascades to the grant, KNOWN-TRAPS item 3)
- * touches no other token of the run. The same code runs on A and B; only the
- * accounts differ (A: the reference provider's accounts in Redis; B: a Map).
+ * touches no other token of the run. The same code runs on A, B and C, with
+ * the same accounts (a Map in each server).
  */
 import { createHash, randomBytes } from 'node:crypto';
 

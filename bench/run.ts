@@ -5,9 +5,10 @@
  * usual naive adapter (the peer, issue 17). `npm run bench -- --help` lists
  * the options.
  *
- *   A  reference provider + plugin on Redis     (child process, bench/server-process.ts)
+ *   A  oidc-provider + the plugin on Redis      (child process, bench/server-process.ts)
  *   B  oidc-provider + unbounded memory adapter (child process)
  *   C  oidc-provider + naive Redis adapter      (child process, bench/naive-redis-adapter.ts)
+ *   (one host on all three: bench/servers.ts)
  *   autocannon, Redis INFO, the SMTP sink and the text rules run here.
  *
  * Writes the report to stdout and bench/results/<YYYY-MM-DD>.md.
@@ -466,7 +467,7 @@ async function notifyOp(): Promise<void> {
  * 5b. /api/notify at a fixed rate while the letter worker sends: the letters
  * these requests queue (and any left from before) go out into the SMTP sink
  * during the runs, on the same cores and the same Redis. The worker runs as
- * the README advises, in a process of its own (the reference provider with
+ * the README advises, in a process of its own (A's host and plugin with
  * the same settings, its worker started); `--worker-in-process` runs it in
  * A's process instead, sharing A's event loop.
  */

@@ -16,7 +16,7 @@ import { Queue } from 'bullmq';
 import { adapterKeys } from '../adapters/store-adapter.ts';
 import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
 import { serve } from './rpc.ts';
-import { startA, startB, startC, TTL, type ASettings, type CommonSettings, type CSettings, type ServerA, type ServerB } from './servers.ts';
+import { benchEmail, startA, startB, startC, TTL, type ASettings, type CommonSettings, type CSettings, type ServerA, type ServerB } from './servers.ts';
 import { summarizeProfile, type ProfileSummary } from './profile.ts';
 
 export interface Counters {
@@ -57,7 +57,7 @@ export interface InboxPageTiming {
 /** The calls a server process answers. B and C answer the token calls only (C: wireCount too). */
 export type ServerApi = {
   info(arg: undefined): Promise<{ kind: 'A' | 'B' | 'C'; issuer: string; expiresIn: Record<string, number> }>;
-  /** Makes `count` accounts (A: the reference provider's, in Redis) that tokens are spread over. */
+  /** Makes `count` accounts (in memory, on every server alike) that tokens are spread over. */
   accounts(arg: { count: number }): Promise<string[]>;
   mint(arg: { kind: TokenKind; count: number }): Promise<string[]>;
   counters(arg: undefined): Promise<Counters>;
@@ -110,7 +110,7 @@ async function counters(): Promise<Counters> {
     const wire = server.wire ? { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName) } : { commands: 0, roundTrips: 0, byName: {} };
     return { store: { commands: 0, roundTrips: 0 }, wire, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage?.size, cpuMicros: cpuMicros() };
   }
-  const { store } = server.reference.plugin;
+  const { store } = server.plugin;
   return {
     store: { commands: store.commandsSent, roundTrips: store.roundTrips },
     wire: { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName) },
@@ -153,18 +153,11 @@ const api: ServerApi = {
   },
 
   async accounts({ count }) {
-    let ids: string[];
-    if (server.kind === 'A') {
-      const { accounts } = server.reference;
-      ids = await inParallel(count, 32, async (i) => (await accounts.findOrCreate(`person-${i}@bench.example`)).accountId);
-    } else {
-      const b = server;
-      ids = Array.from({ length: count }, (_, i) => {
-        const id = `b-account-${i}`;
-        b.accounts.set(id, `person-${i}@bench.example`);
-        return id;
-      });
-    }
+    const ids = Array.from({ length: count }, (_, i) => {
+      const id = `account-${i}`;
+      server.accounts.set(id, benchEmail(id)!);
+      return id;
+    });
     minter = await createMinter(server.provider, ids);
     return ids;
   },
@@ -183,7 +176,7 @@ const api: ServerApi = {
     const a = needA();
     const ids = minterOf().accountIds.slice(from, from + count);
     if (ids.length < count) throw new Error(`only ${ids.length} accounts`);
-    await inParallel(ids.length, 32, (i) => a.reference.plugin.sites.recordSignIn({
+    await inParallel(ids.length, 32, (i) => a.plugin.sites.recordSignIn({
       accountId: ids[i]!,
       clientId: 'bench-site',
       sub: ids[i]!, // public subject type: the site's sub is the account id
@@ -212,7 +205,7 @@ const api: ServerApi = {
     const a = needA();
     const m = minterOf();
     const keys: string[] = [];
-    const prefix = a.reference.plugin.store.prefix;
+    const prefix = a.plugin.store.prefix;
     await inParallel(count, 64, async (i) => {
       if (what === 'grant') {
         const grant = new a.provider.Grant({ accountId: m.accountIds[i % m.accountIds.length]!, clientId: 'bench-site' });
@@ -234,7 +227,7 @@ const api: ServerApi = {
     for (let s = 0; s < samples; s++) {
       const grant = await signIn(m.accountIds[s % m.accountIds.length]!);
       const tokens = await inParallel(k, 64, () => tokenUnder('access', grant));
-      const run = await measured(() => a.reference.plugin.adapter.revokeGrant(grant.grantId));
+      const run = await measured(() => a.plugin.adapter.revokeGrant(grant.grantId));
       const probe = tokens.slice(0, 100);
       const left = (await Promise.all(probe.map((t) => a.provider.AccessToken.find(t)))).filter(Boolean).length;
       runs.push({ ms: run.ms, commands: run.commands, roundTrips: run.roundTrips, left });
@@ -251,7 +244,7 @@ const api: ServerApi = {
 
   async inboxPages({ inboxes, calls, size }) {
     const a = needA();
-    const { inbox } = a.reference.plugin;
+    const { inbox } = a.plugin;
     const runs = inboxes.map(() => ({ times: [] as number[], commands: 0, roundTrips: 0, items: 0 }));
     // The inboxes take turns, call by call, so drift of the machine hits them alike.
     for (let i = 0; i < calls + 20; i++) {
@@ -283,18 +276,18 @@ const api: ServerApi = {
 
   async drainLetters() {
     const a = needA();
-    const queue = new Queue('letters', { connection: a.redis, prefix: `${a.reference.plugin.options.keyPrefix}{letters}` });
+    const queue = new Queue('letters', { connection: a.redis, prefix: `${a.plugin.options.keyPrefix}{letters}` });
     await queue.drain(true);
     await queue.close();
   },
 
-  pendingLetters: () => needA().reference.plugin.letters.pending(),
+  pendingLetters: () => needA().plugin.letters.pending(),
 
   async startLetterWorker() {
-    needA().reference.plugin.startLetterWorker();
+    needA().plugin.startLetterWorker();
   },
 
-  stopLetterWorker: () => needA().reference.plugin.stopLetterWorker(),
+  stopLetterWorker: () => needA().plugin.stopLetterWorker(),
 
   async profileStart() {
     profiler = new Session();

@@ -1,15 +1,20 @@
 /**
- * The two servers the benchmark compares, built the same way where it matters:
+ * The three servers the benchmark compares: one host (the same oidc-provider
+ * configuration, client, signing key, TTLs, scopes, opaque tokens,
+ * client_secret_basic, refresh tokens issued and rotated, accounts in
+ * memory), three ways to store its records:
  *
- * - A: the reference provider (examples/reference/provider.ts) with the plugin
- *   on Redis, under a key prefix of its own.
- * - B: a plain oidc-provider with the same client, signing key, TTLs, scopes,
- *   token format (opaque), client authentication (client_secret_basic),
- *   refresh-token issuing and rotation, on an unbounded in-memory adapter
- *   (bench/memory-adapter.ts): the upper bound, no I/O at all.
- * - C: the same plain oidc-provider on the same Redis through the naive
- *   adapter most teams start from (bench/naive-redis-adapter.ts): the peer.
+ * - A: the plugin on Redis (`plugin.configure()` and `plugin.attach()`, as a
+ *   host adds it), under a key prefix of its own.
+ * - B: an unbounded in-memory adapter (bench/memory-adapter.ts): the upper
+ *   bound, no I/O at all.
+ * - C: the same Redis through the naive adapter most teams start from
+ *   (bench/naive-redis-adapter.ts): the peer.
  *
+ * The host is the same on all three so that A/B and A/C measure the plugin
+ * and its store, not a host's account store or metrics (the reference
+ * provider reads its accounts from Redis: one more round trip per token
+ * request, which any host pays for its own accounts on B and C alike).
  * Each runs in a process of its own (bench/server-process.ts).
  */
 import type { Server } from 'node:http';
@@ -19,7 +24,8 @@ import nodemailer from 'nodemailer';
 import Provider from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
 
-import { createReferenceProvider, REFERENCE_TTL, type ReferenceProvider } from '../examples/reference/provider.ts';
+import { REFERENCE_TTL } from '../examples/reference/provider.ts';
+import { createSignoutNotify, type SignoutNotify } from '../src/index.ts';
 import type { Logger } from '../src/options.ts';
 import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
 import { naiveRedisAdapter } from './naive-redis-adapter.ts';
@@ -114,11 +120,22 @@ export interface ServerA {
   kind: 'A';
   issuer: string;
   provider: Provider;
-  reference: ReferenceProvider;
+  plugin: SignoutNotify;
+  /** accountId -> email, as on B and C. */
+  accounts: Map<string, string>;
   redis: Redis;
   wire: WireCounter;
   logger: ReturnType<typeof benchLogger>;
   close(): Promise<void>;
+}
+
+/**
+ * The address of a bench account, from its id alone: the letter worker may
+ * run in a process of its own (operation 5b), which has no account map.
+ */
+export function benchEmail(accountId: string): string | undefined {
+  const n = /^account-(\d+)$/.exec(accountId)?.[1];
+  return n === undefined ? undefined : `person-${n}@bench.example`;
 }
 
 export async function startA(settings: ASettings): Promise<ServerA> {
@@ -136,38 +153,38 @@ export async function startA(settings: ASettings): Promise<ServerA> {
     maxConnections: 5,
     maxMessages: Infinity,
   });
-  const reference = await createReferenceProvider({
-    issuer,
-    clients: [CLIENT],
+  const plugin = createSignoutNotify({
     redis,
     keyPrefix: settings.keyPrefix,
-    mailTransport,
-    mailFrom: 'Bench <no-reply@bench.example>',
-    jwks: settings.jwks,
-    cookieKeys: settings.cookieKeys,
+    mail: { transport: mailTransport, from: 'Bench <no-reply@bench.example>' },
+    contacts: (accountId) => ({ email: benchEmail(accountId) }),
     logger,
-    plugin: {
-      // Limits out of the way: the benchmark measures the work, not the limiter's refusals.
-      notify: {
-        perClient: { limit: 1_000_000_000, windowSeconds: 60 },
-        perPerson: { limit: 1_000_000_000, windowSeconds: 60 },
-      },
-      // Letters only queue until operation 6 starts the worker.
-      letters: { worker: false, concurrency: settings.letterConcurrency },
+    // Limits out of the way: the benchmark measures the work, not the limiter's refusals.
+    notify: {
+      perClient: { limit: 1_000_000_000, windowSeconds: 60 },
+      perPerson: { limit: 1_000_000_000, windowSeconds: 60 },
     },
+    // Letters only queue until operation 6 starts the worker.
+    letters: { worker: false, concurrency: settings.letterConcurrency },
   });
-  countProviderErrors(reference.provider, logger);
-  await reference.listen(settings.port, '127.0.0.1');
+  const accounts = new Map<string, string>();
+  const provider = new Provider(issuer, plugin.configure(hostConfiguration(settings, accounts)));
+  plugin.attach(provider);
+  countProviderErrors(provider, logger);
+  const server = await listen(provider, settings.port);
   return {
     kind: 'A',
     issuer,
-    provider: reference.provider,
-    reference,
+    provider,
+    plugin,
+    accounts,
     redis,
     wire,
     logger,
     async close() {
-      await reference.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await plugin.close();
       mailTransport.close();
       await redis.quit();
     },
@@ -204,13 +221,9 @@ export async function startC(settings: CSettings): Promise<ServerC> {
   return { ...server, kind: 'C', redis, wire };
 }
 
-/** oidc-provider as the plugin configures it, without the plugin, on the given adapter (B and C). */
-async function startPlain(kind: 'B' | 'C', settings: CommonSettings, adapter: Configuration['adapter'], closeAdapter: () => unknown): Promise<ServerB> {
-  const issuer = `http://127.0.0.1:${settings.port}`;
-  const logger = benchLogger(kind);
-  const accounts = new Map<string, string>();
-  const configuration: Configuration = {
-    adapter,
+/** The host's configuration, the same on A, B and C (A hands it to `plugin.configure()`). */
+function hostConfiguration(settings: CommonSettings, accounts: Map<string, string>): Configuration {
+  return {
     clients: [CLIENT],
     jwks: settings.jwks,
     cookies: { keys: settings.cookieKeys },
@@ -231,12 +244,23 @@ async function startPlain(kind: 'B' | 'C', settings: CommonSettings, adapter: Co
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     ttl: TTL,
   };
-  const provider = new Provider(issuer, configuration);
-  countProviderErrors(provider, logger);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = provider.listen(settings.port, '127.0.0.1', () => resolve(s));
+}
+
+function listen(provider: Provider, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = provider.listen(port, '127.0.0.1', () => resolve(s));
     s.once('error', reject);
   });
+}
+
+/** oidc-provider as the plugin configures it, without the plugin, on the given adapter (B and C). */
+async function startPlain(kind: 'B' | 'C', settings: CommonSettings, adapter: Configuration['adapter'], closeAdapter: () => unknown): Promise<ServerB> {
+  const issuer = `http://127.0.0.1:${settings.port}`;
+  const logger = benchLogger(kind);
+  const accounts = new Map<string, string>();
+  const provider = new Provider(issuer, { ...hostConfiguration(settings, accounts), adapter });
+  countProviderErrors(provider, logger);
+  const server = await listen(provider, settings.port);
   return {
     kind,
     issuer,
