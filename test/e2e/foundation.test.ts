@@ -114,6 +114,16 @@ for (const embedded of [false, true]) {
       expect(result).to.include({ active: true, client_id: 'site-a', sub: tokens.claims()!.sub, token_type: 'Bearer', iss: h.issuer });
     });
 
+    it('answers userinfo with the token, its session and grant in one round trip (then the host\'s account read)', async () => {
+      const { tokens } = await signIn(h, config, new Agent(), 'erin2@example.com');
+      const { store } = h.reference.plugin;
+      const before = { commands: store.commandsSent, trips: store.roundTrips };
+      const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+      // The reference provider's findAccount reads the account from Redis: the second round trip.
+      expect({ commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips }).to.deep.equal({ commands: 2, trips: 2 });
+      expect(info).to.include({ sub: tokens.claims()!.sub, email: 'erin2@example.com' });
+    });
+
     it('refreshes with rotation and exchanges a code in the round trips the README documents', async () => {
       const agent = new Agent();
       const { tokens } = await signIn(h, config, agent, 'frank@example.com');

@@ -39,7 +39,7 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
   let claimsFail = false;
 
   before(async () => {
-    plugin = createSignoutNotify({ ...(redis ? { redis } : {}), keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false }, refreshReuseLeeway: 0 });
+    plugin = createSignoutNotify({ ...(redis ? { redis } : {}), keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false }, refreshReuseLeeway: 0, clockTolerance: 0 });
     const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
     provider = new Provider('http://127.0.0.1', plugin.configure({
       clients: [CLIENT],
@@ -123,6 +123,25 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     const cost = { commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips };
     if (store.singleNode) expect(cost).to.deep.equal({ commands: 2, trips: 2 });
     else expect({ atLeast7: cost.commands >= 7, trips: cost.trips }).to.deep.equal({ atLeast7: true, trips: 3 });
+  });
+
+  it('drops the grant index\'s expired members within eight token batches, and keeps the live ones', async () => {
+    const { grantId, token } = await newChain('batch-prune');
+    const index = adapterKeys(prefix).grantIndex(grantId);
+    // A token of this grant that lives one second (no clock tolerance here): its index member outlives it until a batch prunes.
+    await plugin.adapter.factory('AccessToken').upsert('short-lived-token-of-batch-prune', { grantId, accountId: 'batch-prune', clientId: CLIENT.client_id }, 1);
+    const member = (await plugin.store.zentries(index)).find(([, score]) => score < Date.now() + 2000)![0];
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await plugin.store.zentries(index)).map(([m]) => m), 'expired, still indexed').to.include(member);
+    let current = token;
+    for (let i = 0; i < 8; i += 1) {
+      const res = await refresh(current);
+      expect(res.status).to.equal(200);
+      current = (await res.json() as { refresh_token: string }).refresh_token;
+    }
+    const left = (await plugin.store.zentries(index)).map(([m]) => m);
+    expect(left, 'pruned').to.not.include(member);
+    expect(left.length, 'the live tokens stay indexed').to.be.greaterThan(0);
   });
 
   it('twenty refreshes racing with one token: one winner, the others invalid_grant, and the chain is dead (leeway off)', async () => {

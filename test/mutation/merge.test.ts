@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 import { mergeReports, writeMerged, type Report } from './merge.ts';
 
-const mutant = (id: string, line: number, status: string, replacement = 'true') =>
-  ({ id, mutatorName: 'ConditionalExpression', replacement, status, location: { start: { line, column: 5 } } });
+const mutant = (id: string, line: number, status: string, replacement = 'true', endColumn = 20) =>
+  ({ id, mutatorName: 'ConditionalExpression', replacement, status, location: { start: { line, column: 5 }, end: { line, column: endColumn } } });
 const report = (...mutants: ReturnType<typeof mutant>[]): Report => ({ files: { 'adapters/store-adapter.ts': { mutants } } });
 const statuses = (r: Report) => r.files['adapters/store-adapter.ts']!.mutants.map((m) => m.status);
 
@@ -20,13 +20,21 @@ describe('npm run mutate: one report from the single-node and the Cluster run', 
     assert.deepEqual(statuses(single), ['Killed', 'NoCoverage', 'Survived', 'NoCoverage', 'Survived'], 'the inputs are left as they were');
   });
 
+  it('tells apart two mutants that start at one place (a condition and its first operand, both forced to true)', () => {
+    const merged = mergeReports(
+      report(mutant('1', 10, 'Killed', 'true', 30), mutant('2', 10, 'Survived', 'true', 12)),
+      report(mutant('1', 10, 'Survived', 'true', 30), mutant('2', 10, 'Killed', 'true', 12)),
+    );
+    assert.deepEqual(statuses(merged), ['Killed', 'Killed']);
+  });
+
   it('keeps a marked equivalent as it is', () => {
     assert.deepEqual(statuses(mergeReports(report(mutant('1', 10, 'Ignored')), report(mutant('1', 10, 'Killed')))), ['Ignored']);
   });
 
   it('refuses runs that made different mutants, either way round', () => {
-    assert.throws(() => mergeReports(report(mutant('1', 10, 'Killed')), report(mutant('1', 10, 'Killed', 'false'))), /different mutants: adapters\/store-adapter.ts:10:5:ConditionalExpression:true is in one only/);
-    assert.throws(() => mergeReports(report(mutant('1', 10, 'Killed')), report(mutant('1', 10, 'Killed'), mutant('2', 11, 'Killed'))), /different mutants: .*:11:5:.* is in one only/);
+    assert.throws(() => mergeReports(report(mutant('1', 10, 'Killed')), report(mutant('1', 10, 'Killed', 'false'))), /different mutants: adapters\/store-adapter.ts:10:5-10:20:ConditionalExpression:true is in one only/);
+    assert.throws(() => mergeReports(report(mutant('1', 10, 'Killed')), report(mutant('1', 10, 'Killed'), mutant('2', 11, 'Killed'))), /different mutants: .*:11:5-11:20:.* is in one only/);
   });
 
   it('writes the JSON and the HTML page with the merged report in place of the first run’s', () => {

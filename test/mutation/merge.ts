@@ -6,13 +6,18 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-interface Mutant { id: string; mutatorName: string; replacement?: string; status: string; location: { start: { line: number; column: number } } }
+interface Position { line: number; column: number }
+interface Mutant { id: string; mutatorName: string; replacement?: string; status: string; location: { start: Position; end: Position } }
 export interface Report { files: Record<string, { mutants: Mutant[] }> }
 
 /** Best first: the merged status is the better of the two. */
 const RANK = ['Killed', 'Timeout', 'Survived', 'NoCoverage'];
 const rank = (status: string) => { const at = RANK.indexOf(status); return at < 0 ? RANK.length : at; };
-const place = (file: string, m: Mutant) => `${file}:${m.location.start.line}:${m.location.start.column}:${m.mutatorName}:${m.replacement ?? ''}`;
+// Start and end: two mutants may start at one place (`a && b` and its `a`, both forced to true).
+const place = (file: string, m: Mutant) => {
+  const { start, end } = m.location;
+  return `${file}:${start.line}:${start.column}-${end.line}:${end.column}:${m.mutatorName}:${m.replacement ?? ''}`;
+};
 
 export function mergeReports(first: Report, second: Report): Report {
   const other = new Map<string, Mutant>();
