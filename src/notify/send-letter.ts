@@ -81,11 +81,8 @@ export function letterSender(deps: SendLetterDeps) {
     }
   }
 
-  function attached(): Provider {
-    const provider = deps.provider();
-    if (!provider) throw new Error('the plugin is not attached to a provider yet');
-    return provider;
-  }
+  // The worker starts only once there is a provider (attach() or startLetterWorker(provider)).
+  const attached = (): Provider => deps.provider()!;
 
   /** A site's notification: only while the person's settings still let it go by email. */
   async function sendNotification(job: NotificationLetterJob): Promise<LetterOutcome> {

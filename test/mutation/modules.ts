@@ -64,7 +64,7 @@ export const MODULES: readonly MutationModule[] = [
   {
     name: 'send-letter',
     mutate: ['src/notify/send-letter.ts'],
-    spec: ['test/e2e/letters.test.ts', 'test/e2e/notify.test.ts', 'test/e2e/language.test.ts', 'test/e2e/theft-notice.test.ts', 'test/plugin/letter-worker.test.ts'],
+    spec: ['test/e2e/letter-outcomes.test.ts', 'test/e2e/letters.test.ts', 'test/e2e/notify.test.ts', 'test/e2e/language.test.ts', 'test/e2e/theft-notice.test.ts', 'test/plugin/letter-worker.test.ts'],
   },
   {
     name: 'console-api',
