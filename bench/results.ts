@@ -6,8 +6,11 @@
 import { percentiles, type Latency, type RunResult } from './ops/drive.ts';
 import type { HttpOp, HttpOpName } from './ops/oauth.ts';
 
-/** A: the plugin on Redis; B: plain oidc-provider in memory (the bound); C: plain oidc-provider on the naive Redis adapter (the peer). */
-export type ServerName = 'A' | 'B' | 'C';
+/**
+ * A: the plugin on Redis; B: plain oidc-provider in memory (the bound); C: plain oidc-provider on the naive Redis adapter (the peer);
+ * D: B plus A's round trips as PINGs (the floor of A's round trips).
+ */
+export type ServerName = 'A' | 'B' | 'C' | 'D';
 
 /** A load run with the CPU each party used: the server process, Redis (server-wide) and this process (autocannon). */
 export interface Measured extends RunResult {
@@ -94,7 +97,7 @@ export const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** A's rate over another server's, round by round (the servers ran in turns), and their median. */
+/** One server's rate over another's (A's over B's, D's over B's), round by round (the servers ran in turns), and their median. */
 export function perRoundRatio(a: Aggregate, other: Aggregate): { median: number; rounds: number[] } {
   const rounds = a.perRound.map((x, i) => x / other.perRound[i]!);
   return { median: median(rounds), rounds };

@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: throughput, latency, Redis round trips and memory of the
  * plugin's main jobs (issue 6), side by side with plain oidc-provider on an
- * unbounded in-memory adapter (the bound) and on the same Redis through the
- * usual naive adapter (the peer, issue 17). `npm run bench -- --help` lists
- * the options.
+ * unbounded in-memory adapter (the bound), on the same Redis through the
+ * usual naive adapter (the peer, issue 17), and on B with A's Redis round
+ * trips as PINGs (the floor of those round trips). `npm run bench -- --help`
+ * lists the options.
  *
  *   A  oidc-provider + the plugin on Redis      (child process, bench/server-process.ts)
  *   B  oidc-provider + unbounded memory adapter (child process)
  *   C  oidc-provider + naive Redis adapter      (child process, bench/naive-redis-adapter.ts)
- *   (one host on all three: bench/servers.ts)
+ *   D  B + N PINGs per request, A's N           (child process; operations 1-4 only)
+ *   (one host on all four: bench/servers.ts)
  *   autocannon, Redis INFO, the SMTP sink and the text rules run here.
  *
  * Writes the report to stdout and bench/results/<YYYY-MM-DD>.md.
@@ -30,7 +32,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import type { JWK } from 'oidc-provider';
 
 import { drive, once, percentiles, roundRobin, type Load } from './ops/drive.ts';
-import { HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName } from './ops/oauth.ts';
+import { floorRoundTrips, HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName } from './ops/oauth.ts';
 import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText } from './ops/text.ts';
 import type { ProfileSummary } from './profile.ts';
@@ -40,7 +42,7 @@ import { int, ms, num } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { spawnRemote, type Remote } from './rpc.ts';
 import type { Counters, GrantRevokeTiming, InboxPageTiming, ServerApi } from './server-process.ts';
-import type { ASettings, CommonSettings, CSettings } from './servers.ts';
+import type { ASettings, CommonSettings, CSettings, DSettings } from './servers.ts';
 import { refreshRace, type RaceResult } from './ops/race.ts';
 import { aggregate, failures, type Aggregate, type GrowthRow, type Measured, type MemoryRow, type OpResult, type Sequential, type ServerName } from './results.ts';
 import { targetIntrospect, targetNotify, targetRefresh, type NotifyAtRate } from './targets.ts';
@@ -57,13 +59,14 @@ const USAGE = `npm run bench [-- options]
 
   --duration <s>          seconds per timed run (10; --quick 2)
   --connections <n>       autocannon connections (10)
-  --rounds <n>            timed runs per server and operation, A, B and C taking turns (3; --quick 1)
+  --rounds <n>            timed runs per server and operation, A, B, C and D taking turns (3; --quick 1)
   --warmup <n>            warm-up requests per server and operation, so V8 has optimized the hot code (6000; --quick 300)
   --ops <list>            comma-separated, of: ${ALL_OPS.join(',')} (all)
   --sequential <n>        one-at-a-time requests for round trips and commands (200; --quick 30)
   --notify-rate <n>       requests/s for the /api/notify latency target, with the letter worker sending (2500)
   --race-trials <n>       refresh race: trials per server, each 20 concurrent refreshes with one token (20; --quick 5)
   --no-c                  leave out C (oidc-provider on the naive Redis adapter)
+  --no-d                  leave out D (B plus A's Redis round trips as PINGs, the floor)
   --worker-in-process     5b: the letter worker in A's process (default: a process of its own, as the README advises)
   --letters <n>           letters for the worker run (2000; --quick 200)
   --letter-concurrency <n> the plugin's letters.concurrency (4, its default)
@@ -87,6 +90,7 @@ const { values: args } = parseArgs({
     'notify-rate': { type: 'string' },
     'race-trials': { type: 'string' },
     'no-c': { type: 'boolean', default: false },
+    'no-d': { type: 'boolean', default: false },
     'worker-in-process': { type: 'boolean', default: false },
     letters: { type: 'string' },
     'letter-concurrency': { type: 'string' },
@@ -126,6 +130,7 @@ const opts = {
   notifyRate: Math.round(positive('notify-rate', args['notify-rate'], 2500)),
   raceTrials: Math.round(positive('race-trials', args['race-trials'], quick ? 5 : 20)),
   withC: !args['no-c'],
+  withD: !args['no-d'],
   workerInProcess: args['worker-in-process'],
   letters: Math.round(positive('letters', args.letters, quick ? 200 : 2000)),
   letterConcurrency: Math.round(positive('letter-concurrency', args['letter-concurrency'], 4)),
@@ -186,11 +191,19 @@ const common: Omit<CommonSettings, 'port'> = {
 const sink: CountingSink = await startCountingSink();
 const serverEntry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 
+/** Each server's settings: A's and D's Redis clients alike (D's round trips cost what A's do). */
+function settingsOf(name: ServerName, port: number): ASettings | CSettings | DSettings | CommonSettings {
+  switch (name) {
+    case 'A': return { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefix, smtpPort: sink.port, letterConcurrency: opts.letterConcurrency, autoPipelining: opts.autoPipelining };
+    case 'C': return { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefixC };
+    case 'D': return { ...common, port, redisUrl: opts.redisUrl, autoPipelining: opts.autoPipelining };
+    case 'B': return { ...common, port };
+  }
+}
+
 async function spawn(name: ServerName): Promise<Server> {
   const port = await freePort();
-  const settings: ASettings | CSettings | CommonSettings = name === 'A'
-    ? { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefix, smtpPort: sink.port, letterConcurrency: opts.letterConcurrency, autoPipelining: opts.autoPipelining }
-    : name === 'C' ? { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefixC } : { ...common, port };
+  const settings = settingsOf(name, port);
   const remote = spawnRemote<ServerApi>(serverEntry, [name], { BENCH_SETTINGS: JSON.stringify(settings) });
   await remote.ready;
   return { name, url: `http://127.0.0.1:${port}`, remote };
@@ -199,12 +212,13 @@ async function spawn(name: ServerName): Promise<Server> {
 let A: Server | undefined;
 let B: Server | undefined;
 let C: Server | undefined;
-const serverNamed = (name: ServerName): Server => ({ A, B, C })[name]!;
+let D: Server | undefined;
+const serverNamed = (name: ServerName): Server => ({ A, B, C, D })[name]!;
 let cleaned = false;
 async function cleanUp(): Promise<void> {
   if (cleaned) return;
   cleaned = true;
-  await Promise.all([A?.remote.stop(), B?.remote.stop(), C?.remote.stop()]);
+  await Promise.all([A?.remote.stop(), B?.remote.stop(), C?.remote.stop(), D?.remote.stop()]);
   const deleted = await deleteMatching(redis, `${prefix}*`);
   log(`removed ${int(deleted)} keys under ${prefix}`);
   const deletedC = await deleteMatching(redis, `${prefixC}*`);
@@ -310,11 +324,11 @@ const top = (m: Map<string, number> | Record<string, number>, n: number, per: nu
 
 /**
  * `values.length` requests one after the other: latency without queueing,
- * and on A the Redis commands and round trips per request (the store's own
- * counters, everything on A's connection, and INFO commandstats).
+ * and on A (C, D) the Redis commands and round trips per request (the store's
+ * own counters, everything on its connection, and INFO commandstats).
  */
 async function sequential(server: Server, op: HttpOp, values: string[], bodyOf = op.body): Promise<Sequential> {
-  // A and C talk to Redis: their connections are counted (B has none).
+  // A, C and D talk to Redis: their connections are counted (B has none).
   const isA = server.name !== 'B';
   const c0: Counters | undefined = isA ? await server.remote.call('counters', undefined) : undefined;
   const s0 = await commandStats(redis);
@@ -375,9 +389,9 @@ async function sequentialValues(server: Server, op: HttpOp, n: number): Promise<
 
 // ---------------------------------------------------------------- profiling
 
-/** CPU profiles (V8's, as `node --cpu-prof` takes them) of A, and of B for comparison, during one run each. */
+/** CPU profiles (V8's, as `node --cpu-prof` takes them) of A, and of B for comparison, during one run each (C and D too with --profile). */
 async function profile(op: HttpOp, l: Load, expected: Record<string, number>): Promise<void> {
-  for (const server of op.servers.filter((n) => n !== 'C' || opts.profile).map(serverNamed).filter(Boolean)) {
+  for (const server of op.servers.filter((n) => (n !== 'C' && n !== 'D') || opts.profile).map(serverNamed).filter(Boolean)) {
     const file = join(opts.out, `${date}-${op.name}-${server.name}.cpuprofile`);
     const { body, supply } = await bodies(server, op, supplyCount(l, expected[server.name] ?? 1000));
     await server.remote.call('profileStart', undefined);
@@ -407,10 +421,17 @@ async function sanity(server: Server, op: HttpOp): Promise<void> {
   if (bad.length) throw new Error(`sanity check of ${op.title} on ${server.name} failed (${bad.length}/20): ${bad[0]}`);
 }
 
+/** Tells D the route of the operation about to run and A's round trips on it (none for the others). */
+async function setFloor(op: HttpOp): Promise<void> {
+  const roundTrips = floorRoundTrips(op.name);
+  await D?.remote.call('setFloor', roundTrips === undefined ? undefined : { path: op.path, roundTrips });
+}
+
 async function httpOp(name: HttpOpName): Promise<OpResult> {
   const op = HTTP_OPS[name];
-  const servers = op.servers.filter((s) => s !== 'C' || C).map(serverNamed);
+  const servers = op.servers.filter((s) => (s !== 'C' || C) && (s !== 'D' || D)).map(serverNamed);
   log(`${op.title}`);
+  await setFloor(op);
   for (const s of servers) await sanity(s, op);
 
   const expected: Record<string, number> = {};
@@ -419,9 +440,9 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
     expected[s.name] = w.rps;
     log(`  warm-up ${s.name}: ${int(w.rps)} req/s`);
   }
-  const runs: Record<string, Measured[]> = { A: [], B: [], C: [] };
+  const runs: Record<string, Measured[]> = { A: [], B: [], C: [], D: [] };
   for (let round = 0, retries = 0; round < opts.rounds;) {
-    // The servers take turns, each starting a round in turn (A B C, B C A, C A B).
+    // The servers take turns, each starting a round in turn (A B C D, B C D A, C D A B, ...).
     const order = servers.map((_s, i) => servers[(i + round) % servers.length]!);
     const pair: Measured[] = [];
     for (const s of order) {
@@ -757,27 +778,29 @@ async function growthOp(): Promise<void> {
 
 try {
   await mkdir(opts.out, { recursive: true });
-  log(`A, B${opts.withC ? ' and C' : ''} starting (prefix ${prefix}${opts.withC ? `, C ${prefixC}` : ''})`);
-  [A, B, C] = await Promise.all([spawn('A'), spawn('B'), opts.withC ? spawn('C') : undefined]);
-  const infos = await Promise.all([A, B, C].filter((x): x is Server => x !== undefined).map((x) => x.remote.call('info', undefined)));
+  log(`${['A', 'B', opts.withC && 'C', opts.withD && 'D'].filter(Boolean).join(', ')} starting (prefix ${prefix}${opts.withC ? `, C ${prefixC}` : ''})`);
+  [A, B, C, D] = await Promise.all([spawn('A'), spawn('B'), opts.withC ? spawn('C') : undefined, opts.withD ? spawn('D') : undefined]);
+  const infos = await Promise.all([A, B, C, D].filter((x): x is Server => x !== undefined).map((x) => x.remote.call('info', undefined)));
   for (const info of infos.slice(1)) {
     if (JSON.stringify(infos[0]!.expiresIn) !== JSON.stringify(info.expiresIn)) {
       throw new Error(`A and ${info.kind} disagree on token lifetimes: ${JSON.stringify(infos[0]!.expiresIn)} vs ${JSON.stringify(info.expiresIn)}`);
     }
   }
-  await Promise.all([A, B, C].filter((x): x is Server => x !== undefined).map((x) => x.remote.call('accounts', { count: PEOPLE + 122 })));
+  await Promise.all([A, B, C, D].filter((x): x is Server => x !== undefined).map((x) => x.remote.call('accounts', { count: PEOPLE + 122 })));
 
   for (const name of ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke'] as const) {
     if (opts.ops.has(name)) await httpOp(name);
   }
   if (opts.ops.has('race')) await raceOp();
-  // The rest runs on A alone. B holds every token minted for it (millions) and would go on
+  // The rest runs on A alone. B and D hold every token minted for them (millions) and would go on
   // collecting garbage in the background, on the cores A's runs need; C's keys would weigh on Redis.
   const countersB = await B.remote.call('counters', undefined);
   const countersC = C ? await C.remote.call('counters', undefined) : undefined;
-  await Promise.all([B.remote.stop(), C?.remote.stop()]);
+  const countersD = D ? await D.remote.call('counters', undefined) : undefined;
+  await Promise.all([B.remote.stop(), C?.remote.stop(), D?.remote.stop()]);
   B = undefined;
   C = undefined;
+  D = undefined;
   const deletedC = await deleteMatching(redis, `${prefixC}*`);
   if (deletedC) log(`removed C's ${int(deletedC)} keys`);
   if (opts.ops.has('notify')) await notifyOp();
@@ -795,8 +818,9 @@ try {
   if (countersB.entries !== undefined && results.length) {
     notes.push(`B's in-memory adapter held ${int(countersB.entries)} entries after its last operation, when it was stopped (oidc-provider's built-in one keeps 1,000 and drops the rest, KNOWN-TRAPS item 1); every token sampled before a run answered as expected on both servers.`);
   }
-  if (countersA.errors || countersB.errors || countersA.warnings || countersB.warnings || countersC?.errors || countersC?.warnings) {
-    notes.push(`Server logs: A ${countersA.errors} errors, ${countersA.warnings} warnings; B ${countersB.errors} errors, ${countersB.warnings} warnings${countersC ? `; C ${countersC.errors} errors, ${countersC.warnings} warnings` : ''} (printed on stderr during the run).`);
+  const logged = (name: string, c: Counters | undefined) => (c ? `; ${name} ${c.errors} errors, ${c.warnings} warnings` : '');
+  if ([countersA, countersB, countersC, countersD].some((c) => c && (c.errors || c.warnings))) {
+    notes.push(`Server logs: A ${countersA.errors} errors, ${countersA.warnings} warnings${logged('B', countersB)}${logged('C', countersC)}${logged('D', countersD)} (printed on stderr during the run).`);
   }
   const markdown = report({
     text, opts, date, startedAt, redisInfo, loadBefore, ticksBefore, cpuTicks, results, notes, profiles, raceRows,

@@ -1,5 +1,5 @@
 /**
- * A server process of the benchmark: `node bench/server-process.ts A|B|C`, with
+ * A server process of the benchmark: `node bench/server-process.ts A|B|C|D`, with
  * its settings as JSON in BENCH_SETTINGS. It serves HTTP on its port and
  * answers the orchestrator's calls (bench/rpc.ts) on the IPC channel.
  *
@@ -16,7 +16,7 @@ import { Queue } from 'bullmq';
 import { adapterKeys } from '../adapters/store-adapter.ts';
 import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
 import { serve } from './rpc.ts';
-import { benchEmail, startA, startB, startC, TTL, type ASettings, type CommonSettings, type CSettings, type ServerA, type ServerB } from './servers.ts';
+import { benchEmail, startA, startB, startC, startD, TTL, type ASettings, type CommonSettings, type CSettings, type DSettings, type FloorRoute, type ServerA, type ServerB } from './servers.ts';
 import { summarizeProfile, type ProfileSummary } from './profile.ts';
 
 export interface Counters {
@@ -54,15 +54,17 @@ export interface InboxPageTiming {
   items: number;
 }
 
-/** The calls a server process answers. B and C answer the token calls only (C: wireCount too). */
+/** The calls a server process answers. B, C and D answer the token calls only (C and D: wireCount too, D: setFloor). */
 export type ServerApi = {
-  info(arg: undefined): Promise<{ kind: 'A' | 'B' | 'C'; issuer: string; expiresIn: Record<string, number> }>;
+  info(arg: undefined): Promise<{ kind: 'A' | 'B' | 'C' | 'D'; issuer: string; expiresIn: Record<string, number> }>;
   /** Makes `count` accounts (in memory, on every server alike) that tokens are spread over. */
   accounts(arg: { count: number }): Promise<string[]>;
   mint(arg: { kind: TokenKind; count: number }): Promise<string[]>;
   counters(arg: undefined): Promise<Counters>;
-  /** [commands, round trips] on A's (or C's) connection so far (cheap, for one request at a time). */
+  /** [commands, round trips] on A's (or C's, D's) connection so far (cheap, for one request at a time). */
   wireCount(arg: undefined): Promise<[number, number]>;
+  /** D: the route of the operation about to run and its round trips (undefined: none). */
+  setFloor(arg: FloorRoute | undefined): Promise<void>;
   /** Connects accounts [from, from + count) to the site (A), as a sign-in does; returns their `sub`s. */
   connectPeople(arg: { from: number; count: number }): Promise<string[]>;
   /** Memory test set-up and work (A): see run.ts "memory". */
@@ -83,10 +85,11 @@ export type ServerApi = {
 };
 
 const kind = process.argv[2];
-if (kind !== 'A' && kind !== 'B' && kind !== 'C') throw new Error('usage: server-process.ts A|B|C');
-const settings = JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as ASettings & CSettings & CommonSettings;
+if (kind !== 'A' && kind !== 'B' && kind !== 'C' && kind !== 'D') throw new Error('usage: server-process.ts A|B|C|D');
+const settings = JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as ASettings & CSettings & DSettings & CommonSettings;
 
-const server: ServerA | ServerB = kind === 'A' ? await startA(settings) : kind === 'B' ? await startB(settings) : await startC(settings);
+const starters = { A: startA, B: startB, C: startC, D: startD } as const;
+const server: ServerA | ServerB = await starters[kind](settings);
 let minter: Minter | undefined;
 let profiler: Session | undefined;
 
@@ -170,6 +173,11 @@ const api: ServerApi = {
     const { wire } = server;
     if (!wire) throw new Error('B sends nothing to Redis');
     return [wire.commands, wire.roundTrips];
+  },
+
+  async setFloor(floor) {
+    if (server.kind === 'A' || !server.setFloor) throw new Error('only server D (the floor) has this');
+    server.setFloor(floor);
   },
 
   async connectPeople({ from, count }) {

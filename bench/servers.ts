@@ -1,8 +1,8 @@
 /**
- * The three servers the benchmark compares: one host (the same oidc-provider
+ * The four servers the benchmark compares: one host (the same oidc-provider
  * configuration, client, signing key, TTLs, scopes, opaque tokens,
  * client_secret_basic, refresh tokens issued and rotated, accounts in
- * memory), three ways to store its records:
+ * memory), three ways to store its records, and the floor:
  *
  * - A: the plugin on Redis (`plugin.configure()` and `plugin.attach()`, as a
  *   host adds it), under a key prefix of its own.
@@ -10,8 +10,12 @@
  *   bound, no I/O at all.
  * - C: the same Redis through the naive adapter most teams start from
  *   (bench/naive-redis-adapter.ts): the peer.
+ * - D: exactly B, plus A's Redis round trips on the timed operation's route
+ *   as PINGs (bench/ops/oauth.ts D_ROUND_TRIPS): the floor of any design
+ *   with A's round trips. A − D is the plugin's own work, D − B what the
+ *   round trips themselves cost on this machine.
  *
- * The host is the same on all three so that A/B and A/C measure the plugin
+ * The host is the same on all four so that A/B and A/C measure the plugin
  * and its store, not a host's account store or metrics (the reference
  * provider reads its accounts from Redis: one more round trip per token
  * request, which any host pays for its own accounts on B and C alike).
@@ -20,6 +24,7 @@
 import type { Server } from 'node:http';
 
 import { Redis } from 'ioredis';
+import type { Middleware } from 'koa';
 import nodemailer from 'nodemailer';
 import Provider from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
@@ -58,6 +63,13 @@ export interface CommonSettings {
 export interface CSettings extends CommonSettings {
   redisUrl: string;
   keyPrefix: string;
+}
+
+/** D: its own connection to the Redis A uses, with A's client options. */
+export interface DSettings extends CommonSettings {
+  redisUrl: string;
+  /** As A's client has it (ASettings.autoPipelining), so D's round trips cost what A's do. */
+  autoPipelining: boolean;
 }
 
 export interface ASettings extends CommonSettings {
@@ -121,7 +133,7 @@ export interface ServerA {
   issuer: string;
   provider: Provider;
   plugin: SignoutNotify;
-  /** accountId -> email, as on B and C. */
+  /** accountId -> email, as on B, C and D. */
   accounts: Map<string, string>;
   redis: Redis;
   wire: WireCounter;
@@ -192,21 +204,30 @@ export async function startA(settings: ASettings): Promise<ServerA> {
 }
 
 export interface ServerB {
-  kind: 'B' | 'C';
+  kind: 'B' | 'C' | 'D';
   issuer: string;
   provider: Provider;
   /** accountId -> email: the accounts, in memory (C too: only its adapter is on Redis). */
   accounts: Map<string, string>;
-  /** B: its in-memory adapter's storage. */
+  /** B and D: their in-memory adapter's storage. */
   storage?: ExpiringMap;
-  /** C: its Redis connection and what it sent. */
+  /** C and D: their Redis connection and what they sent. */
   redis?: Redis;
   wire?: WireCounter;
+  /** D: sets the route of the operation about to run and its round trips. */
+  setFloor?(floor: FloorRoute | undefined): void;
   logger: ReturnType<typeof benchLogger>;
   close(): Promise<void>;
 }
 
 export type ServerC = ServerB & { kind: 'C'; redis: Redis; wire: WireCounter };
+export type ServerD = ServerB & { kind: 'D'; redis: Redis; wire: WireCounter; setFloor(floor: FloorRoute | undefined): void };
+
+/** The requests D makes its round trips for: POSTs to `path`, `roundTrips` PINGs each. */
+export interface FloorRoute {
+  path: string;
+  roundTrips: number;
+}
 
 export async function startB(settings: CommonSettings): Promise<ServerB> {
   const adapter = unboundedMemoryAdapter(15);
@@ -221,7 +242,41 @@ export async function startC(settings: CSettings): Promise<ServerC> {
   return { ...server, kind: 'C', redis, wire };
 }
 
-/** The host's configuration, the same on A, B and C (A hands it to `plugin.configure()`). */
+/**
+ * D: B's adapter and host, and a middleware that makes the round trips. The
+ * orchestrator names the route and N before each operation (the refresh and
+ * the code exchange share /token and differ in their body only, which D must
+ * not read before oidc-provider does: parsing it is work B does not do).
+ */
+export async function startD(settings: DSettings): Promise<ServerD> {
+  const adapter = unboundedMemoryAdapter(15);
+  const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: settings.autoPipelining });
+  const wire = countWire(redis);
+  let floor: FloorRoute | undefined;
+  const server = await startPlain('D', settings, adapter.factory, async () => {
+    adapter.store.close();
+    await redis.quit();
+  }, (provider) => provider.use(roundTripsFirst(redis, () => floor)));
+  return { ...server, kind: 'D', storage: adapter.store, redis, wire, setFloor: (f) => { floor = f; } };
+}
+
+/**
+ * N sequential PINGs, each awaited, before the rest of the request. Before or
+ * after the route makes no difference to what they cost the process (the
+ * write, ioredis' command and reply parsing, the wakeup when the reply comes),
+ * and before the route nothing of oidc-provider's depends on them.
+ */
+function roundTripsFirst(redis: Redis, floor: () => FloorRoute | undefined): Middleware {
+  return async (ctx, next) => {
+    const route = floor();
+    if (route && ctx.method === 'POST' && ctx.path === route.path) {
+      for (let i = 0; i < route.roundTrips; i++) await redis.ping();
+    }
+    await next();
+  };
+}
+
+/** The host's configuration, the same on A, B, C and D (A hands it to `plugin.configure()`). */
 function hostConfiguration(settings: CommonSettings, accounts: Map<string, string>): Configuration {
   return {
     clients: [CLIENT],
@@ -253,12 +308,17 @@ function listen(provider: Provider, port: number): Promise<Server> {
   });
 }
 
-/** oidc-provider as the plugin configures it, without the plugin, on the given adapter (B and C). */
-async function startPlain(kind: 'B' | 'C', settings: CommonSettings, adapter: Configuration['adapter'], closeAdapter: () => unknown): Promise<ServerB> {
+/**
+ * oidc-provider as the plugin configures it, without the plugin, on the given
+ * adapter (B, C and D). `extend` adds middleware: Koa composes it when the
+ * server starts listening, so it must come before.
+ */
+async function startPlain(kind: 'B' | 'C' | 'D', settings: CommonSettings, adapter: Configuration['adapter'], closeAdapter: () => unknown, extend?: (provider: Provider) => void): Promise<ServerB> {
   const issuer = `http://127.0.0.1:${settings.port}`;
   const logger = benchLogger(kind);
   const accounts = new Map<string, string>();
   const provider = new Provider(issuer, { ...hostConfiguration(settings, accounts), adapter });
+  extend?.(provider);
   countProviderErrors(provider, logger);
   const server = await listen(provider, settings.port);
   return {
