@@ -1,6 +1,6 @@
 import { t, type Locale } from '../src/i18n/index.ts';
 import { fillHtml, html } from '../src/text/html.ts';
-import { renderPage, type Page } from './layout.ts';
+import { formTargets, renderPage, type Page } from './layout.ts';
 
 export type LogoutPageInput = {
   locale: Locale;
@@ -11,8 +11,8 @@ export type LogoutPageInput = {
   accountEmail?: string;
   /** The site that sent the person here, when known. */
   clientName?: string;
-  /** Where the sign-out may end (the registered post_logout_redirect_uri). */
-  formAction?: string[];
+  /** Where the sign-out may end: the site's post_logout_redirect_uri (registered: the pre-step removed any other). */
+  returnAddress?: string | undefined;
 };
 
 // Submits the sign-out form as soon as the page loads; allowed by its hash.
@@ -39,7 +39,7 @@ ${clientName ? html`<p>${t(locale, 'logout.site_asked', { clientName })}</p>` : 
 <button type="submit" class="secondary">${t(locale, 'logout.stay')}</button>
 </div>
 </form>`;
-  return renderPage({ locale, title, main, serviceName, formAction: [input.action, ...(input.formAction ?? [])] });
+  return renderPage({ locale, title, main, serviceName, formAction: formTargets(undefined, input.action, input.returnAddress) });
 }
 
 /**
@@ -55,7 +55,7 @@ export function autoLogoutPage(input: LogoutPageInput): Page {
 <input type="hidden" name="logout" value="yes">
 <noscript><button type="submit" class="primary">${t(locale, 'logout.continue')}</button></noscript>
 </form>`;
-  return renderPage({ locale, title, main, serviceName, formAction: [input.action, ...(input.formAction ?? [])], scripts: [AUTO_SUBMIT] });
+  return renderPage({ locale, title, main, serviceName, formAction: formTargets(undefined, input.action, input.returnAddress), scripts: [AUTO_SUBMIT] });
 }
 
 export type SignedOutPageInput = {

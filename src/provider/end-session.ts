@@ -16,6 +16,7 @@ const REJECTED_COOKIE = 'osn.return_rejected';
 /** Marks "Stay signed in" (its value: the site's return address, or empty), for the page that says so. */
 const STAYED_COOKIE = 'osn.stayed';
 const SHORT = 10 * 60_000;
+// Both markers are HttpOnly (Koa's cookies default), SameSite=Lax, for /session/end only.
 
 /**
  * Runs before oidc-provider's /session/end. An unregistered
@@ -41,7 +42,7 @@ export function endSessionPreStep(provider: Provider, serviceName: string): Midd
       // Its state goes with it unused: oidc-provider returns state only with a return address.
       params.delete('post_logout_redirect_uri');
       ctx.querystring = params.toString();
-      ctx.cookies.set(REJECTED_COOKIE, '1', { httpOnly: true, sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
+      ctx.cookies.set(REJECTED_COOKIE, '1', { sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
     }
     await next();
     noSessionPage(ctx as unknown as KoaContextWithOIDC, serviceName);
@@ -70,7 +71,7 @@ export function endSessionConfirmPostStep(provider: Provider): Middleware {
     const location = ctx.response.get('location');
     const success = new URL(oidc.urlFor('end_session_success'));
     const returnTo = location.startsWith(success.href) ? '' : location;
-    ctx.cookies.set(STAYED_COOKIE, returnTo || '-', { httpOnly: true, sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
+    ctx.cookies.set(STAYED_COOKIE, returnTo || '-', { sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
     if (oidc.client) success.searchParams.set('client_id', oidc.client.clientId);
     ctx.redirect(success.href);
   };
@@ -97,8 +98,8 @@ function noSessionPage(ctx: KoaContextWithOIDC, serviceName: string): void {
 
 /** The language of the sign-out pages: the person's own, else ui_locales, else the browser's. */
 function readerLocale(ctx: KoaContextWithOIDC, preferred?: string) {
-  const uiLocales = ctx.oidc.params!.ui_locales;
-  return negotiateLocale({ preferred, uiLocales: typeof uiLocales === 'string' ? uiLocales : undefined, acceptLanguage: ctx.get('accept-language') });
+  // oidc-provider's params are strings (a repeated one is refused before this).
+  return negotiateLocale({ preferred, uiLocales: ctx.oidc.params!.ui_locales as string | undefined, acceptLanguage: ctx.get('accept-language') });
 }
 
 async function returnAllowed(provider: Provider, params: URLSearchParams, uri: string): Promise<boolean> {
@@ -131,9 +132,9 @@ interface HookDeps {
 export function logoutSource(deps: HookDeps) {
   return async (ctx: KoaContextWithOIDC, _form: string): Promise<void> => {
     const { client, params } = ctx.oidc;
-    // oidc-provider loads the session (maybe nobody's) before it asks for this page.
+    // oidc-provider asks for this page only when someone is signed in (noSessionPage otherwise).
     const session = ctx.oidc.session!;
-    const contact = session.accountId ? await deps.contacts(session.accountId) : undefined;
+    const contact = await deps.contacts(session.accountId!);
     const input = {
       locale: readerLocale(ctx, contact?.locale),
       serviceName: deps.serviceName,
@@ -141,7 +142,7 @@ export function logoutSource(deps: HookDeps) {
       xsrf: String(session.state!.secret),
       accountEmail: contact?.email ?? contact?.name,
       clientName: client ? client.clientName ?? client.clientId : undefined,
-      formAction: typeof params!.post_logout_redirect_uri === 'string' ? [params!.post_logout_redirect_uri] : [],
+      returnAddress: params!.post_logout_redirect_uri as string | undefined,
     };
     const matches = await hintMatchesSession(ctx);
     send(ctx, matches ? autoLogoutPage(input) : logoutPage(input));

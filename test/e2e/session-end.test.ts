@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 
 import { t } from '../../src/i18n/index.ts';
 import { escapeHtml } from '../../src/text/html.ts';
+import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
 import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { discover, oauthError, RP, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
@@ -22,7 +23,12 @@ describe('sign-out of the service (/session/end)', () => {
   before(async () => {
     receiver = await startReceiver();
     siteB = siteClient('end-b', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
-    h = await startHarness('session-end', { clients: [siteA, siteB, siteC, siteD], allowPrivateFetchHosts: ['127.0.0.1'] });
+    // Over thirty sign-ins from one address: more codes than an IP may ask for by default.
+    const many = { limit: 1000, windowMs: 15 * 60_000 };
+    h = await startHarness('session-end', {
+      clients: [siteA, siteB, siteC, siteD], allowPrivateFetchHosts: ['127.0.0.1'],
+      loginCodeLimits: { ...defaultLoginCodeLimits, perIp: many, checksPerIp: many },
+    });
     a = await discover(h, siteA);
     b = await discover(h, siteB);
     c = await discover(h, siteC);
@@ -321,6 +327,13 @@ describe('sign-out of the service (/session/end)', () => {
       expect(cookieLine(page, 'osn.return_rejected')).to.equal(undefined);
     });
 
+    it('with a hint that is no JWT and nobody signed in: the provider\'s error stays, not replaced by the sign-out page', async () => {
+      const page = await endSession(new Agent(), { id_token_hint: 'not-a-jwt' });
+      expect(page.status).to.equal(400);
+      expect(page.body).to.include(`<title>${t('en', 'error.title')}`);
+      expect(page.body).to.not.include(t('en', 'logout.auto'));
+    });
+
     it('is cleaned only on GET and POST: another method is the provider\'s to refuse, with no marker', async () => {
       const agent = new Agent();
       const res = await agent.request('PUT', `${h.issuer}/session/end?${new URLSearchParams({ client_id: 'end-a', post_logout_redirect_uri: 'https://evil.example/' })}`);
@@ -361,6 +374,20 @@ describe('sign-out of the service (/session/end)', () => {
       const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
       expect(res.body).to.include('<html lang="fr"');
       expect(res.body).to.include(escapeHtml(t('fr', 'stayed.title')));
+    });
+
+    it('for a person whose account the host no longer knows: asks without naming an address, and "Stay signed in" still ends on its page', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'end20@example.com');
+      const { accountId } = (await h.reference.accounts.findByEmail('end20@example.com'))!;
+      await h.redis!.del(`${h.prefix}account:{${accountId}}`);
+      const page = await endSession(agent, { client_id: 'end-a' });
+      expect(page.status).to.equal(200);
+      expect(page.body).to.include(t('en', 'logout.stay'));
+      expect(page.body).to.not.include('end20@example.com');
+      const res = await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include(`<h1>${t('en', 'stayed.title')}</h1>`);
     });
 
     it('without a session, speaks ui_locales first, then Accept-Language', async () => {
