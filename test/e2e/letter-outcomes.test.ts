@@ -124,6 +124,12 @@ describe('letter outcomes (the letter event and the mail server)', () => {
       expect(lettersFor(job.id)[0]!.subject).to.include('lo-gone-2');
     });
 
+    it('is skipped for an account the host no longer knows (no_email)', async () => {
+      const job = theft(`gone-${randomUUID()}`);
+      await h.reference.plugin.letters.add(job);
+      expect(await eventOf(job.id)).to.deep.equal({ notificationId: job.id, outcome: 'skipped', reason: 'no_email' });
+    });
+
     it('is skipped for a person without an address (no_email)', async () => {
       const job = theft(await person(site.client_id));
       await h.reference.plugin.letters.add(job);
