@@ -42,7 +42,7 @@ export function endSessionPreStep(provider: Provider, serviceName: string): Midd
       // Its state goes with it unused: oidc-provider returns state only with a return address.
       params.delete('post_logout_redirect_uri');
       ctx.querystring = params.toString();
-      ctx.cookies.set(REJECTED_COOKIE, '1', { sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
+      ctx.cookies.set(REJECTED_COOKIE, '1', { sameSite: 'lax', path, maxAge: SHORT });
     }
     await next();
     noSessionPage(ctx as unknown as KoaContextWithOIDC, serviceName);
@@ -71,7 +71,7 @@ export function endSessionConfirmPostStep(provider: Provider): Middleware {
     const location = ctx.response.get('location');
     const success = new URL(oidc.urlFor('end_session_success'));
     const returnTo = location.startsWith(success.href) ? '' : location;
-    ctx.cookies.set(STAYED_COOKIE, returnTo || '-', { sameSite: 'lax', path, maxAge: SHORT, overwrite: true });
+    ctx.cookies.set(STAYED_COOKIE, returnTo || '-', { sameSite: 'lax', path, maxAge: SHORT });
     if (oidc.client) success.searchParams.set('client_id', oidc.client.clientId);
     ctx.redirect(success.href);
   };
