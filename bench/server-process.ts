@@ -12,6 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 
 import { adapterKeys } from '../adapters/store-adapter.ts';
 import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
@@ -284,9 +285,13 @@ const api: ServerApi = {
 
   async drainLetters() {
     const a = needA();
-    const queue = new Queue('letters', { connection: a.redis, prefix: `${a.plugin.options.keyPrefix}{letters}` });
+    // A connection of its own: the plugin gives A's client a command timeout,
+    // and draining the tens of thousands of letters op 5 leaves takes longer.
+    const connection = new Redis(settings.redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue('letters', { connection, prefix: `${a.plugin.options.keyPrefix}{letters}` });
     await queue.drain(true);
     await queue.close();
+    await connection.quit();
   },
 
   pendingLetters: () => needA().plugin.letters.pending(),
