@@ -124,6 +124,13 @@ export interface StoreAdapter {
    */
   flush(ctx: object, discard?: boolean, answer?: object): Promise<Error | undefined>;
   /**
+   * Sends `write` (a write of the caller's own, such as the site's "last
+   * used") right before the writes `ctx` collects, in the same tick, so both
+   * leave in one round trip, even when they are discarded; at once when `ctx`
+   * collects none.
+   */
+  alongside(ctx: object | undefined, write: () => void): void;
+  /**
    * The answer to give again, when this request presented a refresh token
    * within its reuse leeway (the provider then found no token and said
    * invalid_grant: nothing else happened).
@@ -366,6 +373,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     | { consume: true; model: string; id: string }
     | { consume: false; model: string; id: string; payload: AdapterPayload; expiresIn: number };
   const batches = new WeakMap<object, Write[]>();
+  const beside = new WeakMap<object, (() => void)[]>();
 
   const runWrite = (op: Write, answer?: object, ctx?: object): Promise<void> =>
     (op.consume ? markConsumed(op.model, op.id, answer, ctx) : write(op.model, op.id, op.payload, op.expiresIn));
@@ -522,9 +530,17 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       replays.delete(ctx);
       return answer;
     },
+    alongside(ctx, write) {
+      const waiting = ctx && batches.has(ctx) ? (beside.get(ctx) ?? []) : undefined;
+      if (!waiting) return write();
+      waiting.push(write);
+      beside.set(ctx!, waiting);
+    },
     async flush(ctx, discard = false, answer) {
       const ops = batches.get(ctx) ?? [];
       batches.delete(ctx);
+      for (const write of beside.get(ctx) ?? []) write();
+      beside.delete(ctx);
       if (discard || ops.length === 0) return undefined;
       if (oneScript(ops)) {
         // Nothing is written when the consume is refused: nothing to take back.

@@ -175,7 +175,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
   const sites = createConnectedSites(store);
   const organizations = createOrganizations(store, options.organizations);
   const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider: () => provider });
-  const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger });
+  const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({ store, adapter, sites, access, logger, provider: () => provider });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
   // keys (newest first), so every instance agrees and keys rotate together.

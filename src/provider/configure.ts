@@ -106,9 +106,9 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     // organization member that escaped the revocation fails at refresh, code
     // exchange and userinfo, because the account is "not found" for it.
     async findAccount(ctx: KoaContextWithOIDC, sub: string, token?: { clientId?: string }) {
-      // A refresh, code exchange or userinfo: the site uses its access. Sent
-      // before the host's lookup, so it leaves with it (no round trip of its own).
-      if (token?.clientId) deps.lastUsed.record(sub, token.clientId);
+      // A refresh, code exchange or userinfo: the site uses its access (at the
+      // token endpoint the write leaves with the endpoint's own writes).
+      if (token?.clientId) deps.lastUsed.record(sub, token.clientId, ctx);
       // Without the host's, oidc-provider's development default: every sub exists.
       const account = hostFindAccount ? await hostFindAccount(ctx, sub, token as never) : { accountId: sub, claims: () => ({ sub }) };
       if (account && token?.clientId && !(await deps.orgs.mayUse(sub, token.clientId))) return undefined;

@@ -108,21 +108,28 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     return { grantId, token };
   };
 
-  it('a refresh sends its writes as one script on a single node and the embedded store, one per hash slot on a Cluster', async () => {
+  it('a refresh sends its writes as one script on a single node and the embedded store, one per hash slot on a Cluster; the site\'s "last used" goes with them', async () => {
     const { token } = await newChain('batch-figures');
     const { store } = plugin;
-    // The first use writes the site's "last used" (once a minute per person and site): not measured.
-    const first = await refresh(token);
-    expect(first.status).to.equal(200);
-    const before = { commands: store.commandsSent, trips: store.roundTrips };
-    const res = await refresh((await first.json() as { refresh_token: string }).refresh_token);
-    expect(res.status).to.equal(200);
+    const measure = async (presented: string) => {
+      const before = { commands: store.commandsSent, trips: store.roundTrips };
+      const res = await refresh(presented);
+      expect(res.status).to.equal(200);
+      return { cost: { commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips }, next: (await res.json() as { refresh_token: string }).refresh_token };
+    };
     // The token with its session and grant; then the writes (this host's findAccount reads nothing).
-    // Cluster: the token; its grant (another slot); consume, new refresh token + index, new access token + index
-    // (a script's first use on a node sends its body once more: the command count is at least 7).
-    const cost = { commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips };
-    if (store.singleNode) expect(cost).to.deep.equal({ commands: 2, trips: 2 });
-    else expect({ atLeast7: cost.commands >= 7, trips: cost.trips }).to.deep.equal({ atLeast7: true, trips: 3 });
+    // The first use also writes the site's "last used" (once a minute per person and site), beside the writes.
+    const first = await measure(token);
+    const second = await measure(first.next);
+    if (store.singleNode) {
+      expect(first.cost).to.deep.equal({ commands: 3, trips: 2 });
+      expect(second.cost).to.deep.equal({ commands: 2, trips: 2 });
+    } else {
+      // Cluster: the token; its grant (another slot); consume, new refresh token + index, new access token + index
+      // (a script's first use on a node sends its body once more: the command count is at least 7).
+      expect({ atLeast7: second.cost.commands >= 7, trips: second.cost.trips }).to.deep.equal({ atLeast7: true, trips: 3 });
+      expect(first.cost.trips).to.equal(3);
+    }
   });
 
   it('drops the grant index\'s expired members within eight token batches, and keeps the live ones', async () => {
