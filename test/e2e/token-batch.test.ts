@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { generateKeyPairSync } from 'node:crypto';
 
-import Provider, { type JWK } from 'oidc-provider';
+import Provider, { type Configuration, type JWK } from 'oidc-provider';
 
 import { Redis } from 'ioredis';
 
@@ -29,6 +29,35 @@ const CLIENT = {
 };
 const BASIC = `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`;
 
+/** oidc-provider with the plugin attached and CLIENT, on a free port, with the host's `findAccount`. */
+async function startHost(plugin: SignoutNotify, findAccount: Configuration['findAccount']): Promise<{ provider: Provider; server: Server; base: string }> {
+  const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
+  const provider = new Provider('http://127.0.0.1', plugin.configure({
+    clients: [CLIENT], jwks: { keys: [key] }, features: { devInteractions: { enabled: false } }, findAccount,
+  }));
+  plugin.attach(provider);
+  const server = provider.listen(0, '127.0.0.1') as unknown as Server;
+  await new Promise((r) => server.once('listening', r));
+  return { provider, server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+}
+
+/** A grant of `who` at CLIENT and a refresh token under it, as a sign-in leaves them. */
+async function newChain(provider: Provider, who: string): Promise<{ grantId: string; token: string }> {
+  const grant = new provider.Grant({ accountId: who, clientId: CLIENT.client_id });
+  grant.addOIDCScope('openid offline_access');
+  const grantId = await grant.save();
+  const token = await new provider.RefreshToken({
+    accountId: who, clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
+  } as never).save();
+  return { grantId, token };
+}
+
+const refreshAt = (base: string, token: string) => fetch(`${base}/token`, {
+  method: 'POST',
+  headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+});
+
 for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embedded'] as const) describe(`token endpoint writes: all or nothing (${kind})`, () => {
   const redis = kind === 'embedded' ? undefined : testRedis();
   const prefix = uniquePrefix('token-batch');
@@ -40,23 +69,13 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
 
   before(async () => {
     plugin = createSignoutNotify({ ...(redis ? { redis } : {}), keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false }, refreshReuseLeeway: 0, clockTolerance: 0 });
-    const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
-    provider = new Provider('http://127.0.0.1', plugin.configure({
-      clients: [CLIENT],
-      jwks: { keys: [key] },
-      features: { devInteractions: { enabled: false } },
-      findAccount: (_ctx, sub) => ({
-        accountId: sub,
-        claims: () => {
-          if (claimsFail) throw new Error('the account store is down');
-          return { sub };
-        },
-      }),
-    }));
-    plugin.attach(provider);
-    server = provider.listen(0, '127.0.0.1') as unknown as Server;
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ provider, server, base } = await startHost(plugin, (_ctx, sub) => ({
+      accountId: sub,
+      claims: () => {
+        if (claimsFail) throw new Error('the account store is down');
+        return { sub };
+      },
+    })));
   });
   after(async () => {
     await new Promise((r) => server.close(r));
@@ -67,19 +86,10 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     }
   });
 
-  const refresh = (token: string) => fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
-  });
+  const refresh = (token: string) => refreshAt(base, token);
 
   it('a refresh that fails after its writes were collected consumes nothing and writes nothing', async () => {
-    const grant = new provider.Grant({ accountId: 'batch-person', clientId: CLIENT.client_id });
-    grant.addOIDCScope('openid offline_access');
-    const grantId = await grant.save();
-    const token = await new provider.RefreshToken({
-      accountId: 'batch-person', clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
-    } as never).save();
+    const { grantId, token } = await newChain(provider, 'batch-person');
     const index = adapterKeys(prefix).grantIndex(grantId);
     const before = await plugin.store.zentries(index);
 
@@ -98,18 +108,8 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     const answer = await retried.json() as { refresh_token: string; access_token: string };
     expect(answer.refresh_token).to.be.a('string').and.not.equal(token);
   });
-  const newChain = async (who: string) => {
-    const grant = new provider.Grant({ accountId: who, clientId: CLIENT.client_id });
-    grant.addOIDCScope('openid offline_access');
-    const grantId = await grant.save();
-    const token = await new provider.RefreshToken({
-      accountId: who, clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
-    } as never).save();
-    return { grantId, token };
-  };
-
   it('a refresh sends its writes as one script on a single node and the embedded store, one per hash slot on a Cluster; the site\'s "last used" goes with them', async () => {
-    const { token } = await newChain('batch-figures');
+    const { token } = await newChain(provider, 'batch-figures');
     const { store } = plugin;
     const measure = async (presented: string) => {
       const before = { commands: store.commandsSent, trips: store.roundTrips };
@@ -133,7 +133,7 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
   });
 
   it('drops the grant index\'s expired members within eight token batches, and keeps the live ones', async () => {
-    const { grantId, token } = await newChain('batch-prune');
+    const { grantId, token } = await newChain(provider, 'batch-prune');
     const index = adapterKeys(prefix).grantIndex(grantId);
     // A token of this grant that lives one second (no clock tolerance here): its index member outlives it until a batch prunes.
     await plugin.adapter.factory('AccessToken').upsert('short-lived-token-of-batch-prune', { grantId, accountId: 'batch-prune', clientId: CLIENT.client_id }, 1);
@@ -152,7 +152,7 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
   });
 
   it('twenty refreshes racing with one token: one winner, the others invalid_grant, and the chain is dead (leeway off)', async () => {
-    const { token } = await newChain('batch-race');
+    const { token } = await newChain(provider, 'batch-race');
     const answers = await Promise.all(Array.from({ length: 20 }, () => refresh(token).then(async (r) => ({ status: r.status, body: await r.json() as { refresh_token?: string; error?: string } }))));
     const won = answers.filter((a) => a.status === 200);
     expect(won, JSON.stringify(answers.map((a) => a.status))).to.have.length(1);
@@ -177,15 +177,7 @@ if (!REDIS_CLUSTER) describe('token endpoint writes refused by Redis (maxmemory 
     redis = new Redis(owned.url);
     plugin = createSignoutNotify({ redis, keyPrefix: 'oom:', contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false } });
     plugin.on(UNAVAILABLE_EVENT, (event) => outages.push({ path: event.path, reason: event.reason }));
-    const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
-    provider = new Provider('http://127.0.0.1', plugin.configure({
-      clients: [CLIENT], jwks: { keys: [key] }, features: { devInteractions: { enabled: false } },
-      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
-    }));
-    plugin.attach(provider);
-    server = provider.listen(0, '127.0.0.1') as unknown as Server;
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ provider, server, base } = await startHost(plugin, (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) })));
   });
   after(async () => {
     await new Promise((r) => server.close(r));
@@ -195,17 +187,8 @@ if (!REDIS_CLUSTER) describe('token endpoint writes refused by Redis (maxmemory 
   });
 
   it('answers 503 temporarily_unavailable with Retry-After, gives out no token, consumes nothing; the same token works once Redis has room', async () => {
-    const grant = new provider.Grant({ accountId: 'oom-person', clientId: CLIENT.client_id });
-    grant.addOIDCScope('openid offline_access');
-    const grantId = await grant.save();
-    const token = await new provider.RefreshToken({
-      accountId: 'oom-person', clientId: CLIENT.client_id, grantId, scope: 'openid offline_access', gty: 'authorization_code',
-    } as never).save();
-    const refresh = () => fetch(`${base}/token`, {
-      method: 'POST',
-      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
-    });
+    const { token } = await newChain(provider, 'oom-person');
+    const refresh = () => refreshAt(base, token);
     const keysBefore = await redis.dbsize();
 
     await redis.config('SET', 'maxmemory', '1');
