@@ -531,10 +531,10 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       return answer;
     },
     alongside(ctx, write) {
-      const waiting = ctx && batches.has(ctx) ? (beside.get(ctx) ?? []) : undefined;
-      if (!waiting) return write();
-      waiting.push(write);
-      beside.set(ctx!, waiting);
+      if (!ctx || !batches.has(ctx)) return write();
+      const waiting = beside.get(ctx);
+      if (waiting) waiting.push(write);
+      else beside.set(ctx, [write]);
     },
     async flush(ctx, discard = false, answer) {
       const ops = batches.get(ctx) ?? [];

@@ -32,9 +32,15 @@ export function batchTokenWrites(provider: Provider, adapter: StoreAdapter, befo
     if (pending) await pending;
   };
   const batch: Middleware = async (ctx, next) => {
-    // A request that throws sends none of what it collected: the batch goes with its context.
     adapter.batch(ctx);
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      // A request that throws writes none of what it collected; what waits
+      // beside the batch (the site's "last used") still goes.
+      await adapter.flush(ctx, true);
+      throw err;
+    }
     const replay = adapter.takeReplay(ctx);
     if (replay) {
       // A refresh token within its reuse leeway: the answer it had, again (nothing was written).

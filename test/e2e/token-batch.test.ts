@@ -12,6 +12,8 @@
  */
 import type { Server } from 'node:http';
 
+import type { Middleware } from 'koa';
+
 import { expect } from 'chai';
 import { generateKeyPairSync } from 'node:crypto';
 
@@ -29,13 +31,24 @@ const CLIENT = {
 };
 const BASIC = `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`;
 
-/** oidc-provider with the plugin attached and CLIENT, on a free port, with the host's `findAccount`. */
-async function startHost(plugin: SignoutNotify, findAccount: Configuration['findAccount']): Promise<{ provider: Provider; server: Server; base: string }> {
+/**
+ * oidc-provider with the plugin attached and CLIENT, on a free port, with the
+ * host's `findAccount`, steps of its own after the plugin's, and a listener
+ * for Koa's errors no step handled (Koa prints them when there is none).
+ */
+async function startHost(
+  plugin: SignoutNotify,
+  findAccount: Configuration['findAccount'],
+  host: { steps?: Middleware[]; onError?: (err: Error) => void } = {},
+): Promise<{ provider: Provider; server: Server; base: string }> {
   const key = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK;
   const provider = new Provider('http://127.0.0.1', plugin.configure({
     clients: [CLIENT], jwks: { keys: [key] }, features: { devInteractions: { enabled: false } }, findAccount,
   }));
   plugin.attach(provider);
+  for (const step of host.steps ?? []) provider.use(step);
+  // Koa's own event (oidc-provider's typings list only the provider's).
+  if (host.onError) (provider as unknown as { on(event: 'error', listener: (err: Error) => void): void }).on('error', host.onError);
   const server = provider.listen(0, '127.0.0.1') as unknown as Server;
   await new Promise((r) => server.once('listening', r));
   return { provider, server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
@@ -66,6 +79,8 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
   let server: Server;
   let base: string;
   let claimsFail = false;
+  let hostStepFails = false;
+  const unhandled: string[] = [];
 
   before(async () => {
     plugin = createSignoutNotify({ ...(redis ? { redis } : {}), keyPrefix: prefix, contacts: () => undefined, logger: { info() {}, warn() {}, error() {} }, letters: { worker: false }, refreshReuseLeeway: 0, clockTolerance: 0 });
@@ -75,7 +90,14 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
         if (claimsFail) throw new Error('the account store is down');
         return { sub };
       },
-    })));
+    }), {
+      // A host's own step, failing once the provider has answered.
+      steps: [async (_ctx, next) => {
+        await next();
+        if (hostStepFails) throw new Error('a host step failed after the answer was built');
+      }],
+      onError: (err) => unhandled.push(err.message),
+    }));
   });
   after(async () => {
     await new Promise((r) => server.close(r));
@@ -130,6 +152,17 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
       expect({ atLeast7: second.cost.commands >= 7, trips: second.cost.trips }).to.deep.equal({ atLeast7: true, trips: 3 });
       expect(first.cost.trips).to.equal(3);
     }
+  });
+
+  it('a refresh that throws past the provider writes none of its tokens, but the site\'s "last used" still goes', async () => {
+    const { token } = await newChain(provider, 'batch-thrown');
+    await plugin.sites.recordSignIn({ accountId: 'batch-thrown', clientId: CLIENT.client_id, sub: 'batch-thrown', scopes: ['openid'], sessionExpiresAt: Date.now() + 60_000 });
+    hostStepFails = true;
+    const failed = await refresh(token).finally(() => { hostStepFails = false; });
+    expect(failed.status).to.equal(500);
+    expect(unhandled.splice(0)).to.deep.equal(['a host step failed after the answer was built']);
+    expect((await plugin.adapter.factory('RefreshToken').find(token))!.consumed, 'not consumed').to.equal(undefined);
+    expect((await plugin.sites.get('batch-thrown', CLIENT.client_id))!.lastUsedAt).to.be.a('number');
   });
 
   it('drops the grant index\'s expired members within eight token batches, and keeps the live ones', async () => {
