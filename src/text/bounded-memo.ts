@@ -29,6 +29,12 @@ export class BoundedMemo<V> {
     return old;
   }
 
+  /** Forgets `key` in both generations. */
+  delete(key: string): void {
+    this.#young.delete(key);
+    this.#old.delete(key);
+  }
+
   set(key: string, value: V): void {
     if (this.#young.size >= this.#half) {
       this.#old = this.#young;

@@ -5,6 +5,17 @@ import { BoundedMemo } from '../../src/text/bounded-memo.ts';
 // The memo behind neutralizeLinks' address checks: its bound is what keeps a
 // stream of distinct hostile texts from growing the process without limit.
 describe('BoundedMemo (the address memo of neutralizeLinks)', () => {
+  it('forgets a key in both generations on delete', () => {
+    const memo = new BoundedMemo<string>(4);
+    memo.set('a', 'A');
+    memo.set('b', 'B');
+    memo.set('c', 'C'); // a and b are the old generation now
+    memo.set('a', 'A2'); // a in both
+    memo.delete('a');
+    memo.delete('c');
+    expect([memo.get('a'), memo.get('b'), memo.get('c')]).to.deep.equal([undefined, 'B', undefined]);
+  });
+
   it('holds at most its limit, however many distinct keys go in', () => {
     const memo = new BoundedMemo<number>(1000);
     for (let i = 0; i < 10_000; i++) memo.set(`host${i}.example`, i);
