@@ -34,7 +34,7 @@ export interface OwnedRedis {
   dir: string;
   /** Kills the process (SIGKILL by default: as a crash) and waits for it to end. */
   kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Starts it again on the same port and directory (its append-only file brings the data back). */
+  /** Starts it again on the same port and directory (its append-only file brings the data back); nothing while it runs. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -45,7 +45,11 @@ export async function startRedisServer(args: string[] = [], opts: { port?: numbe
   const dir = mkdtempSync(join(tmpdir(), 'osn-redis-'));
   let child: ChildProcess | undefined;
 
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+
   async function start(): Promise<void> {
+    // Once more while it runs would lose hold of it: the new one cannot bind the port and exits, the running one is never killed.
+    if (running()) return;
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...args], { stdio: 'ignore' });
     child.on('error', () => {});
     for (let i = 0; i < 100; i += 1) {
@@ -57,10 +61,10 @@ export async function startRedisServer(args: string[] = [], opts: { port?: numbe
   }
 
   async function kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const running = child;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = new Promise((r) => running.once('exit', r));
-    running.kill(signal);
+    if (!running()) return;
+    const current = child!;
+    const exited = new Promise((r) => current.once('exit', r));
+    current.kill(signal);
     await exited;
   }
 
