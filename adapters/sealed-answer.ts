@@ -1,4 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash } from 'node:crypto';
+
+import { pooledRandomBytes } from '../src/random-pool.ts';
 
 /**
  * A refresh's answer, sealed (AES-256-GCM) with a key only the refresh token
@@ -6,11 +8,11 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  * hash of it), so the kept answer tells a reader of Redis nothing.
  */
 function answerKey(refreshToken: string): Buffer {
-  return createHash('sha256').update('oidc-signout-notify refresh answer\0').update(refreshToken).digest();
+  return hash('sha256', `oidc-signout-notify refresh answer\0${refreshToken}`, 'buffer');
 }
 
 export function seal(answer: object, refreshToken: string): string {
-  const iv = randomBytes(12);
+  const iv = pooledRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', answerKey(refreshToken), iv);
   const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(answer), 'utf8'), cipher.final(), cipher.getAuthTag()]);
   return sealed.toString('base64url');

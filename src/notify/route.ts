@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -10,6 +10,7 @@ import { readBody } from '../http/body.ts';
 import { jsonErrors, PluginError } from '../http/errors.ts';
 import type { ContactLookup, Logger } from '../options.ts';
 import type { Organizations } from '../orgs/organizations.ts';
+import { randomId } from '../random-pool.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
@@ -118,7 +119,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
   const keys = {
     subjects: deps.sites.keys.subjects,
     clientRate: (clientId: string) => `${p}site:{${clientId}}:notify-rate`,
-    idempotency: (clientId: string, key: string) => `${p}site:{${clientId}}:idempotency:${createHash('sha256').update(key).digest('base64url')}`,
+    idempotency: (clientId: string, key: string) => `${p}site:{${clientId}}:idempotency:${hash('sha256', key, 'base64url')}`,
     personRate: (accountId: string, clientId: string) => `${p}account:{${accountId}}:notify-rate:${clientId}`,
     ...inboxKeys(p),
   };
@@ -186,7 +187,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
       commands.notifyClient(),
       [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName],
       [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000,
-        idempotencyKey ? '1' : '0', randomBytes(16).toString('base64url'), limits.idempotencySeconds * 1000],
+        idempotencyKey ? '1' : '0', randomId(), limits.idempotencySeconds * 1000],
     ) as [string, string | number, string | undefined];
     if (step === 'replay') {
       ctx.status = 202;
@@ -195,8 +196,9 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     }
     if (step === 'rate') throw tooMany(ctx as unknown as Context, Number(value), 'from this site');
     const accountId = value as string;
-    const notConnected = new PluginError(403, 'not_connected', 'this person has not signed in to this site, or has revoked its access');
-    if (!accountId) throw notConnected;
+    // Made only when thrown: an error's stack trace costs more than the rest of this step.
+    const notConnected = () => new PluginError(403, 'not_connected', 'this person has not signed in to this site, or has revoked its access');
+    if (!accountId) throw notConnected();
 
     // 2. The person's slot (and the host's contact lookup beside it).
     const id = claimedId!;
@@ -211,7 +213,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
       ) as Promise<[string, string | number]>,
       Promise.resolve(deps.contacts(accountId)),
     ]);
-    if (outcome === 'not_connected' || !member) throw notConnected;
+    if (outcome === 'not_connected' || !member) throw notConnected();
     if (outcome === 'rate') throw tooMany(ctx as unknown as Context, Number(detail), 'to this person');
 
     let result: NotificationResult;

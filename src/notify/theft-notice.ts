@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-
 import type { ReplayEvent } from '../../adapters/store-adapter.ts';
 import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
 import type { ContactLookup, Logger } from '../options.ts';
+import { randomId } from '../random-pool.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
@@ -49,7 +48,7 @@ export function createTheftNotices(deps: TheftNoticeDeps) {
     const { accountId, clientId } = event;
     if (!accountId || !clientId || clientId === CONSOLE_CLIENT_ID) return;
     deps.access.cutAccess(accountId, clientId).catch((err: Error) => deps.logger.warn('site access not ended after theft', { clientId, reason: err.message }));
-    const id = randomBytes(16).toString('base64url');
+    const id = randomId();
     // The words are the service's, written in the reader's language when shown (views/letters/theft.ts).
     const entry: InboxEntry = { id, clientId, category: 'security', title: '', body: '', url: null, receivedAt: at, notice: 'theft' };
     const stored = await deps.store.run(
