@@ -17,8 +17,6 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     amount?: number;
-    /** Requests per second over all connections (spread over them, each capped per second). */
-    overallRate?: number;
     maxOverallRequests?: number;
     pipelining?: number;
     timeout?: number;

@@ -105,7 +105,10 @@ export function perRoundRatio(a: Aggregate, other: Aggregate): { median: number;
 
 export interface GrowthRow {
   level: string; live: number; op: HttpOpName; title: string; requests: number; rps: number; p50: number; p99: number;
+  /** Redis commands per request on A's connection, the "last used" writes left out. */
   commands: number;
+  /** "Last used" writes per request: one per site and person a minute (README "Last used"), so they depend on who the level's tokens belong to, not on the level. */
+  lastUsed: number;
   /** Redis' own execution time of the request's commands, µs (INFO commandstats usec). */
   exec: number;
   failures: number; cpu: Aggregate['cpu']; steal: number;

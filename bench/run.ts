@@ -11,7 +11,8 @@
  *   C  oidc-provider + naive Redis adapter      (child process, bench/naive-redis-adapter.ts)
  *   D  B + N PINGs per request, A's N           (child process; operations 1-4 only)
  *   (one host on all four: bench/servers.ts)
- *   autocannon, Redis INFO, the SMTP sink and the text rules run here.
+ *   the SMTP sink that counts letters            (child process, bench/sink-process.ts)
+ *   autocannon, the fixed-rate driver (ops/open-loop.ts), Redis INFO and the text rules run here.
  *
  * Writes the report to stdout and bench/results/<YYYY-MM-DD>.md.
  *
@@ -22,7 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
+import { loadavg, setPriority } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -37,6 +38,7 @@ import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText } from './ops/text.ts';
 import type { ProfileSummary } from './profile.ts';
 import { adapterKeys } from '../adapters/store-adapter.ts';
+import { siteUsed } from '../src/store/commands.ts';
 import { commandStats, commandTimes, deleteFiller, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
 import { int, ms, num } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
@@ -47,7 +49,7 @@ import { refreshRace, type RaceResult } from './ops/race.ts';
 import { aggregate, failures, type Aggregate, type GrowthRow, type Measured, type MemoryRow, type OpResult, type Sequential, type ServerName } from './results.ts';
 import { targetIntrospect, targetNotify, targetRefresh, type NotifyAtRate } from './targets.ts';
 import { report } from './report-md.ts';
-import { startCountingSink, type CountingSink } from './smtp-sink.ts';
+import type { SinkApi } from './sink-process.ts';
 import type { TokenKind } from './mint.ts';
 
 // ---------------------------------------------------------------- options
@@ -68,6 +70,7 @@ const USAGE = `npm run bench [-- options]
   --no-c                  leave out C (oidc-provider on the naive Redis adapter)
   --no-d                  leave out D (B plus A's Redis round trips as PINGs, the floor)
   --worker-in-process     5b: the letter worker in A's process (default: a process of its own, as the README advises)
+  --worker-nice <n>       5b: the worker process' nice value, 0 to 19 (10: below the server, as the README advises on shared cores)
   --letters <n>           letters for the worker run (2000; --quick 200)
   --letter-concurrency <n> the plugin's letters.concurrency (4, its default)
   --memory-count <n>      records per kind for memory per record (10000; --quick 1000)
@@ -92,6 +95,7 @@ const { values: args } = parseArgs({
     'no-c': { type: 'boolean', default: false },
     'no-d': { type: 'boolean', default: false },
     'worker-in-process': { type: 'boolean', default: false },
+    'worker-nice': { type: 'string' },
     letters: { type: 'string' },
     'letter-concurrency': { type: 'string' },
     'memory-count': { type: 'string' },
@@ -119,6 +123,16 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
   return n;
 }
 
+function niceValue(value: string | undefined): number {
+  if (value === undefined) return 10;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 19) {
+    console.error('--worker-nice must be an integer from 0 to 19');
+    process.exit(2);
+  }
+  return n;
+}
+
 const quick = args.quick;
 const opts = {
   quick,
@@ -132,6 +146,7 @@ const opts = {
   withC: !args['no-c'],
   withD: !args['no-d'],
   workerInProcess: args['worker-in-process'],
+  workerNice: niceValue(args['worker-nice']),
   letters: Math.round(positive('letters', args.letters, quick ? 200 : 2000)),
   letterConcurrency: Math.round(positive('letter-concurrency', args['letter-concurrency'], 4)),
   memoryCount: Math.round(positive('memory-count', args['memory-count'], quick ? 1000 : 10_000)),
@@ -188,13 +203,16 @@ const common: Omit<CommonSettings, 'port'> = {
   jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'bench' } as JWK] },
   cookieKeys: [randomBytes(32).toString('base64url')],
 };
-const sink: CountingSink = await startCountingSink();
+const sink = spawnRemote<SinkApi>(fileURLToPath(new URL('./sink-process.ts', import.meta.url)), []);
+await sink.ready;
+const sinkPort = await sink.call('port', undefined);
+const received = () => sink.call('received', undefined);
 const serverEntry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 
 /** Each server's settings: A's and D's Redis clients alike (D's round trips cost what A's do). */
 function settingsOf(name: ServerName, port: number): ASettings | CSettings | DSettings | CommonSettings {
   switch (name) {
-    case 'A': return { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefix, smtpPort: sink.port, letterConcurrency: opts.letterConcurrency, autoPipelining: opts.autoPipelining };
+    case 'A': return { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefix, smtpPort: sinkPort, letterConcurrency: opts.letterConcurrency, autoPipelining: opts.autoPipelining };
     case 'C': return { ...common, port, redisUrl: opts.redisUrl, keyPrefix: prefixC };
     case 'D': return { ...common, port, redisUrl: opts.redisUrl, autoPipelining: opts.autoPipelining };
     case 'B': return { ...common, port };
@@ -223,7 +241,7 @@ async function cleanUp(): Promise<void> {
   log(`removed ${int(deleted)} keys under ${prefix}`);
   const deletedC = await deleteMatching(redis, `${prefixC}*`);
   if (deletedC) log(`removed ${int(deletedC)} keys under ${prefixC}`);
-  await sink.close();
+  await sink.stop();
   await redis.quit();
 }
 process.once('SIGINT', () => {
@@ -494,7 +512,7 @@ async function notifyOp(): Promise<void> {
  */
 async function notifyAtRateOp(): Promise<void> {
   const op = HTTP_OPS.notify;
-  log(`  /api/notify at ${opts.notifyRate} req/s, the letter worker sending (${opts.workerInProcess ? 'in A\'s process' : 'in a process of its own'})`);
+  log(`  /api/notify at ${opts.notifyRate} req/s, the letter worker sending (${opts.workerInProcess ? 'in A\'s process' : `in a process of its own, nice ${opts.workerNice}`})`);
   let worker: Server | undefined;
   if (opts.workerInProcess) {
     await A!.remote.call('startLetterWorker', undefined);
@@ -502,15 +520,17 @@ async function notifyAtRateOp(): Promise<void> {
     // Operation 6 may have started A's own worker: the letters go to the worker process alone.
     await A!.remote.call('stopLetterWorker', undefined);
     worker = await spawn('A');
+    // Letters are background work: on shared cores the answers come first (README "Topology").
+    setPriority(worker.remote.pid, opts.workerNice);
     await worker.remote.call('startLetterWorker', undefined);
   }
   const runs: Measured[] = [];
   let letters = 0;
   let seconds = 0;
   for (let round = 0, retries = 0; round < opts.rounds;) {
-    const before = sink.received;
+    const before = await received();
     const r = await load(A!, op, { connections: opts.connections, duration: opts.duration, overallRate: opts.notifyRate });
-    const sent = sink.received - before;
+    const sent = (await received()) - before;
     log(`  rate round ${round + 1}: ${int(r.rps)} req/s, p99 ${ms(r.latency.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}, ${int(sent / r.seconds)} letters/s sent meanwhile, ${num(stolenPct(r), 0)} % stolen`);
     if (stolenPct(r) > STEAL_LIMIT && retries < MAX_RETRIES) {
       retries += 1;
@@ -561,10 +581,10 @@ async function lettersOp(): Promise<void> {
   const queued = await drive(A!.url, { path: op.path, headers: op.headers, body: roundRobin(await connectedPeople(), op.body), expect: op.expect }, { connections: opts.connections, amount: opts.letters });
   if (queued.ok !== opts.letters) throw new Error(`queueing ${opts.letters} letters: only ${queued.ok} accepted`);
   const pending = await A!.remote.call('pendingLetters', undefined);
-  const before = sink.received;
+  const before = await received();
   const start = process.hrtime.bigint();
   await A!.remote.call('startLetterWorker', undefined);
-  await sink.waitFor(before + pending, 300_000);
+  await sink.call('waitFor', { count: before + pending, timeoutMs: 300_000 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   // Anything more than `pending` would be a letter sent twice.
   await new Promise((r) => setTimeout(r, 500));
@@ -572,7 +592,7 @@ async function lettersOp(): Promise<void> {
     letters: pending,
     seconds,
     perSecond: pending / seconds,
-    received: sink.received - before,
+    received: (await received()) - before,
     pendingAfter: await A!.remote.call('pendingLetters', undefined),
   };
   log(`  ${pending} letters in ${num(seconds)} s: ${int(letterResult.perSecond)} letters/s`);
@@ -676,6 +696,7 @@ async function growthLevel(level: string, filler: number, introspectPool: string
   for (const op of [HTTP_OPS.introspect, HTTP_OPS.refresh, HTTP_OPS.revoke]) {
     const runs: Measured[] = [];
     let commands = 0;
+    let lastUsedWrites = 0;
     let execMicros = 0;
     let live = 0;
     const reps = op.name === 'introspect' ? 1 : growthReps();
@@ -691,7 +712,7 @@ async function growthLevel(level: string, filler: number, introspectPool: string
       }
       if (rep === 0) live = await liveTokens();
       const w0 = await A!.remote.call('wireCount', undefined);
-      const [names0, times0] = [(await A!.remote.call('counters', undefined)).wire.byName, await commandTimes(redis)];
+      const [wire0, times0] = [(await A!.remote.call('counters', undefined)).wire, await commandTimes(redis)];
       const spec: HttpOp = op.name !== 'refresh' ? op : {
         ...op,
         // Note the tokens each refresh hands out, to delete them after the batch.
@@ -705,9 +726,9 @@ async function growthLevel(level: string, filler: number, introspectPool: string
       const r = await measuredDrive(A!, spec, body, l);
       const w1 = await A!.remote.call('wireCount', undefined);
       // Redis' execution time of the commands A sent (a script's includes what it runs).
-      const [names1, times1] = [(await A!.remote.call('counters', undefined)).wire.byName, await commandTimes(redis)];
+      const [wire1, times1] = [(await A!.remote.call('counters', undefined)).wire, await commandTimes(redis)];
       let usec = 0;
-      for (const name of Object.keys(names1)) if ((names1[name] ?? 0) > (names0[name] ?? 0)) usec += (times1.get(name)?.usec ?? 0) - (times0.get(name)?.usec ?? 0);
+      for (const name of Object.keys(wire1.byName)) if ((wire1.byName[name] ?? 0) > (wire0.byName[name] ?? 0)) usec += (times1.get(name)?.usec ?? 0) - (times0.get(name)?.usec ?? 0);
       if (op.name === 'refresh') {
         const keys = [...created, ...values.map((v) => adapterKeys(prefix).record('RefreshToken', v))];
         for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
@@ -718,14 +739,15 @@ async function growthLevel(level: string, filler: number, introspectPool: string
       }
       runs.push(r);
       commands += w1[0] - w0[0];
+      lastUsedWrites += (wire1.byScript[siteUsed().sha] ?? 0) - (wire0.byScript[siteUsed().sha] ?? 0);
       execMicros += usec;
       rep += 1;
       attempt = -1;
     }
     const a = aggregate(runs);
     const made = runs.reduce((n, r) => n + r.requests, 0);
-    growthRows.push({ level, live, op: op.name, title: op.title, requests: made, rps: a.rps, p50: a.latency.p50, p99: a.latency.p99, commands: commands / made, exec: execMicros / made, failures: failures(a), cpu: a.cpu, steal: a.steal });
-    log(`  ${level} ${op.name}: ${int(a.rps)} req/s, p99 ${ms(a.latency.p99)} ms, ${num(commands / made)} commands/request`);
+    growthRows.push({ level, live, op: op.name, title: op.title, requests: made, rps: a.rps, p50: a.latency.p50, p99: a.latency.p99, commands: (commands - lastUsedWrites) / made, lastUsed: lastUsedWrites / made, exec: execMicros / made, failures: failures(a), cpu: a.cpu, steal: a.steal });
+    log(`  ${level} ${op.name}: ${int(a.rps)} req/s, p99 ${ms(a.latency.p99)} ms, ${num((commands - lastUsedWrites) / made)} commands/request and ${num(lastUsedWrites / made)} "last used" writes`);
   }
 }
 

@@ -24,7 +24,7 @@ export interface Counters {
   /** The plugin store's own counters (`store.commandsSent`, `store.roundTrips`). */
   store: { commands: number; roundTrips: number };
   /** Everything on the process' Redis connection, BullMQ included (bench/servers.ts countWire). */
-  wire: { commands: number; roundTrips: number; byName: Record<string, number> };
+  wire: { commands: number; roundTrips: number; byName: Record<string, number>; byScript: Record<string, number> };
   warnings: number;
   errors: number;
   /** B: entries in its in-memory adapter. */
@@ -111,13 +111,13 @@ function median(values: number[]): number {
 
 async function counters(): Promise<Counters> {
   if (server.kind !== 'A') {
-    const wire = server.wire ? { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName) } : { commands: 0, roundTrips: 0, byName: {} };
+    const wire = server.wire ? { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName), byScript: Object.fromEntries(server.wire.byScript) } : { commands: 0, roundTrips: 0, byName: {}, byScript: {} };
     return { store: { commands: 0, roundTrips: 0 }, wire, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage?.size, cpuMicros: cpuMicros() };
   }
   const { store } = server.plugin;
   return {
     store: { commands: store.commandsSent, roundTrips: store.roundTrips },
-    wire: { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName) },
+    wire: { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName), byScript: Object.fromEntries(server.wire.byScript) },
     warnings: server.logger.warnings,
     errors: server.logger.errors,
     cpuMicros: cpuMicros(),

@@ -86,6 +86,8 @@ export interface WireCounter {
   commands: number;
   roundTrips: number;
   byName: Map<string, number>;
+  /** EVALSHA commands by script SHA-1 (which of the plugin's scripts ran). */
+  byScript: Map<string, number>;
 }
 
 /**
@@ -95,12 +97,16 @@ export interface WireCounter {
  * meaningful with one request at a time only.
  */
 export function countWire(client: Redis): WireCounter {
-  const counter: WireCounter = { commands: 0, roundTrips: 0, byName: new Map() };
+  const counter: WireCounter = { commands: 0, roundTrips: 0, byName: new Map(), byScript: new Map() };
   let inflight = 0;
   const send = client.sendCommand.bind(client);
   client.sendCommand = ((command, stream) => {
     counter.commands += 1;
     counter.byName.set(command.name, (counter.byName.get(command.name) ?? 0) + 1);
+    if (command.name === 'evalsha') {
+      const sha = String(command.args[0]);
+      counter.byScript.set(sha, (counter.byScript.get(sha) ?? 0) + 1);
+    }
     if (inflight === 0) counter.roundTrips += 1;
     inflight += 1;
     const done = () => { inflight -= 1; };

@@ -1,11 +1,14 @@
 /**
  * One load run with autocannon: fixed connections, for a duration or a number
- * of requests, optionally at a fixed overall rate. Every request body comes
- * from `body()`, so each can carry a fresh token. Latencies are recorded here
- * from autocannon's per-response event (fractions of a millisecond; its own
- * histogram keeps whole milliseconds), 2xx answers only.
+ * of requests (at a fixed overall rate: open loop instead, ./open-loop.ts).
+ * Every request body comes from `body()`, so each can carry a fresh token.
+ * Latencies are recorded here from autocannon's per-response event
+ * (fractions of a millisecond; its own histogram keeps whole milliseconds),
+ * 2xx answers only.
  */
 import autocannon from 'autocannon';
+
+import { driveAtRate } from './open-loop.ts';
 
 export interface RequestSpec {
   path: string;
@@ -64,6 +67,7 @@ export function percentiles(values: number[]): Latency {
 }
 
 export async function drive(url: string, spec: RequestSpec, load: Load): Promise<RunResult> {
+  if (load.overallRate) return driveAtRate(url, spec, { ...load, overallRate: load.overallRate });
   let wrong = 0;
   let ranOut = false;
   const latencies: number[] = [];
@@ -76,7 +80,6 @@ export async function drive(url: string, spec: RequestSpec, load: Load): Promise
     connections: load.connections,
     ...(load.amount !== undefined ? { amount: load.amount } : { duration: load.duration ?? 10 }),
     ...(cap !== undefined && load.amount === undefined ? { maxOverallRequests: cap } : {}),
-    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
     timeout: 10,
     requests: [{
       method: 'POST',
@@ -110,24 +113,16 @@ export async function drive(url: string, spec: RequestSpec, load: Load): Promise
     if (status >= 200 && status < 300) latencies.push(ms);
   });
   const result = await instance;
-  // At a fixed rate autocannon sends each second's requests at its start, so
-  // the last answer may come well before the end: count the whole duration.
-  const seconds = Math.max(Number(last - started) / 1e9, load.overallRate ? load.duration ?? 10 : 0);
+  const seconds = Number(last - started) / 1e9;
   const ok = result['2xx'] - wrong;
   // The supply cap ended the run before its duration.
   if (load.amount === undefined && cap !== undefined && answered >= cap && seconds < (load.duration ?? 10) * 0.95) ranOut = true;
-  return {
-    ok,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    wrong,
-    statusCodes,
-    seconds,
-    rps: ok / seconds,
-    latency: percentiles(latencies),
-    latencies,
-    ranOut,
-  };
+  return runResult({ ok, non2xx: result.non2xx, errors: result.errors, wrong, statusCodes, seconds, ranOut }, latencies);
+}
+
+/** A run's result from its counts and its 2xx latencies; the rate counts right answers only. */
+export function runResult(counts: Omit<RunResult, 'rps' | 'latency' | 'latencies'>, latencies: number[]): RunResult {
+  return { ...counts, rps: counts.ok / counts.seconds, latency: percentiles(latencies), latencies };
 }
 
 /** A supply of bodies from a list, each used once. */
