@@ -38,7 +38,7 @@ import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText } from './ops/text.ts';
 import type { ProfileSummary } from './profile.ts';
 import { adapterKeys } from '../adapters/store-adapter.ts';
-import { siteUsed } from '../src/store/commands.ts';
+import { siteUsed, tokenRead } from '../src/store/commands.ts';
 import { commandStats, commandTimes, deleteFiller, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
 import { int, ms, num } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
@@ -69,6 +69,7 @@ const USAGE = `npm run bench [-- options]
   --race-trials <n>       refresh race: trials per server, each 20 concurrent refreshes with one token (20; --quick 5)
   --no-c                  leave out C (oidc-provider on the naive Redis adapter)
   --no-d                  leave out D (B plus A's Redis round trips as PINGs, the floor)
+  --d-reads-as-a          1: D sends A's own token read (the same script, on one of A's records) instead of its PING
   --worker-in-process     5b: the letter worker in A's process (default: a process of its own, as the README advises)
   --worker-nice <n>       5b: the worker process' nice value, 0 to 19 (10: below the server, as the README advises on shared cores)
   --letters <n>           letters for the worker run (2000; --quick 200)
@@ -96,6 +97,7 @@ const { values: args } = parseArgs({
     'no-d': { type: 'boolean', default: false },
     'worker-in-process': { type: 'boolean', default: false },
     'worker-nice': { type: 'string' },
+    'd-reads-as-a': { type: 'boolean', default: false },
     letters: { type: 'string' },
     'letter-concurrency': { type: 'string' },
     'memory-count': { type: 'string' },
@@ -145,6 +147,7 @@ const opts = {
   raceTrials: Math.round(positive('race-trials', args['race-trials'], quick ? 5 : 20)),
   withC: !args['no-c'],
   withD: !args['no-d'],
+  dReadsAsA: args['d-reads-as-a'],
   workerInProcess: args['worker-in-process'],
   workerNice: niceValue(args['worker-nice']),
   letters: Math.round(positive('letters', args.letters, quick ? 200 : 2000)),
@@ -442,7 +445,31 @@ async function sanity(server: Server, op: HttpOp): Promise<void> {
 /** Tells D the route of the operation about to run and A's round trips on it (none for the others). */
 async function setFloor(op: HttpOp): Promise<void> {
   const roundTrips = floorRoundTrips(op.name);
-  await D?.remote.call('setFloor', roundTrips === undefined ? undefined : { path: op.path, roundTrips });
+  if (!D || roundTrips === undefined) {
+    await D?.remote.call('setFloor', undefined);
+    return;
+  }
+  await D.remote.call('setFloor', { path: op.path, roundTrips, ...(op.name === 'introspect' && opts.dReadsAsA ? { command: await aTokenRead() } : {}) });
+}
+
+/**
+ * --d-reads-as-a: A's token read as A sends it for one of its access tokens
+ * (token_read.lua with the session and grant key parts), for D to send
+ * instead of a PING: B plus A's Redis command, without the plugin around it.
+ */
+async function aTokenRead(): Promise<{ sha: string; keys: string[]; argv: string[] }> {
+  const script = tokenRead();
+  await redis.script('LOAD', script.lua);
+  const keys = adapterKeys(prefix);
+  const around = (key: (id: string) => string) => key('\u0000').split('\u0000');
+  const command = {
+    sha: script.sha,
+    keys: [keys.record('AccessToken', (await pool(A!, 'access'))[0]!)],
+    argv: [...around(keys.sessionUid), ...around((id) => keys.record('Grant', id))],
+  };
+  const reply = await redis.evalsha(command.sha, 1, ...command.keys, ...command.argv) as (string | null)[];
+  if (reply[0] == null || reply[2] == null || reply[3] == null) throw new Error('--d-reads-as-a: the token read found no token, session or grant');
+  return command;
 }
 
 async function httpOp(name: HttpOpName): Promise<OpResult> {

@@ -233,6 +233,8 @@ export type ServerD = ServerB & { kind: 'D'; redis: Redis; wire: WireCounter; se
 export interface FloorRoute {
   path: string;
   roundTrips: number;
+  /** Instead of each PING, this script (bench --d-reads-as-a: A's token read on one of A's records). */
+  command?: { sha: string; keys: string[]; argv: string[] };
 }
 
 export async function startB(settings: CommonSettings): Promise<ServerB> {
@@ -276,7 +278,11 @@ function roundTripsFirst(redis: Redis, floor: () => FloorRoute | undefined): Mid
   return async (ctx, next) => {
     const route = floor();
     if (route && ctx.method === 'POST' && ctx.path === route.path) {
-      for (let i = 0; i < route.roundTrips; i++) await redis.ping();
+      const command = route.command;
+      for (let i = 0; i < route.roundTrips; i++) {
+        if (command) await redis.evalsha(command.sha, command.keys.length, ...command.keys, ...command.argv);
+        else await redis.ping();
+      }
     }
     await next();
   };
