@@ -20,6 +20,8 @@ export interface SmtpSink {
   attempts: string[];
   /** Letters whose sender went away before the final 250 (a transfer cut off mid-way). */
   readonly abandoned: number;
+  /** Letters received in full and waiting for their final 250 (`delayMs`): a sender has them in hand. */
+  readonly inTransfer: number;
   /** Resolves with the first letter (already received or still to come) that matches. */
   waitFor(match: (letter: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
@@ -36,6 +38,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   const waiters = new Set<() => void>();
   const closed = new Set<string>();
   let abandoned = 0;
+  let inTransfer = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -54,7 +57,9 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     },
     onData(stream, session, callback) {
       simpleParser(stream).then(async (letter) => {
+        inTransfer += 1;
         if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+        inTransfer -= 1;
         if (closed.has(session.id)) {
           abandoned += 1;
           callback(new Error('sender went away'));
@@ -78,6 +83,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     letters,
     attempts,
     get abandoned() { return abandoned; },
+    get inTransfer() { return inTransfer; },
     waitFor(match, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = () => {
