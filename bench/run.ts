@@ -69,7 +69,7 @@ const USAGE = `npm run bench [-- options]
   --race-trials <n>       refresh race: trials per server, each 20 concurrent refreshes with one token (20; --quick 5)
   --no-c                  leave out C (oidc-provider on the naive Redis adapter)
   --no-d                  leave out D (B plus A's Redis round trips as PINGs, the floor)
-  --d-reads-as-a          1: D sends A's own token read (the same script, on one of A's records) instead of its PING
+  --d-reads-as-a          operation 1: D sends A's own token read (the same script, on one of A's records) instead of its PING
   --worker-in-process     5b: the letter worker in A's process (default: a process of its own, as the README advises)
   --worker-nice <n>       5b: the worker process' nice value, 0 to 19 (10: below the server, as the README advises on shared cores)
   --letters <n>           letters for the worker run (2000; --quick 200)
