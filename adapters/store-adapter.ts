@@ -100,6 +100,16 @@ export function adapterKeys(prefix: string) {
   };
 }
 
+/**
+ * token_read builds a token's session and grant keys from its record: it gets
+ * their text before and after the id, so the layout stays in adapterKeys alone.
+ */
+export function tokenReadKeyParts(prefix: string): { session: [string, string]; grant: [string, string] } {
+  const keys = adapterKeys(prefix);
+  const around = (key: (id: string) => string) => key('\u0000').split('\u0000') as [string, string];
+  return { session: around(keys.sessionUid), grant: around((id) => keys.record('Grant', id)) };
+}
+
 export interface StoreAdapter {
   /** Pass as oidc-provider's `adapter` configuration. */
   factory: (model: string) => Adapter;
@@ -201,11 +211,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     if (payload.grantId && readsGrant(ctx)) start(keys.record('Grant', payload.grantId));
   }
 
-  // token_read builds the session and grant keys from the record: it gets
-  // their text around the id, so the layout stays in adapterKeys alone.
-  const around = (key: (id: string) => string) => key('\u0000').split('\u0000') as [string, string];
-  const sessionKeyParts = around(keys.sessionUid);
-  const grantKeyParts = around((id) => keys.record('Grant', id));
+  const { session: sessionKeyParts, grant: grantKeyParts } = tokenReadKeyParts(store.prefix);
   const NOT_READ = ['', ''] as const;
 
   /** Single node: the token, its session and its grant in one script. */

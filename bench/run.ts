@@ -37,7 +37,7 @@ import { floorRoundTrips, HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName }
 import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText } from './ops/text.ts';
 import type { ProfileSummary } from './profile.ts';
-import { adapterKeys } from '../adapters/store-adapter.ts';
+import { adapterKeys, tokenReadKeyParts } from '../adapters/store-adapter.ts';
 import { siteUsed, tokenRead } from '../src/store/commands.ts';
 import { commandStats, commandTimes, deleteFiller, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
 import { int, ms, num } from './report.ts';
@@ -460,12 +460,11 @@ async function setFloor(op: HttpOp): Promise<void> {
 async function aTokenRead(): Promise<{ sha: string; keys: string[]; argv: string[] }> {
   const script = tokenRead();
   await redis.script('LOAD', script.lua);
-  const keys = adapterKeys(prefix);
-  const around = (key: (id: string) => string) => key('\u0000').split('\u0000');
+  const parts = tokenReadKeyParts(prefix);
   const command = {
     sha: script.sha,
-    keys: [keys.record('AccessToken', (await pool(A!, 'access'))[0]!)],
-    argv: [...around(keys.sessionUid), ...around((id) => keys.record('Grant', id))],
+    keys: [adapterKeys(prefix).record('AccessToken', (await pool(A!, 'access'))[0]!)],
+    argv: [...parts.session, ...parts.grant],
   };
   const reply = await redis.evalsha(command.sha, 1, ...command.keys, ...command.argv) as (string | null)[];
   if (reply[0] == null || reply[2] == null || reply[3] == null) throw new Error('--d-reads-as-a: the token read found no token, session or grant');
