@@ -20,10 +20,18 @@ export interface Remote<T extends Api> {
   stop(): Promise<void>;
 }
 
-/** Runs `entry` as a child process and returns a typed handle on its API. */
-export function spawnRemote<T extends Api>(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Remote<T> {
+/**
+ * Runs `entry` as a child process and returns a typed handle on its API.
+ * `wrapper`: a command the process runs under (e.g. valgrind and its options,
+ * bench/instructions.ts), given node and its options as its own arguments;
+ * `cwd`: where it runs (files V8 writes there, such as its code log).
+ */
+export function spawnRemote<T extends Api>(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, options: { wrapper?: string[]; cwd?: string } = {}): Remote<T> {
+  const { wrapper, cwd } = options;
   const child: ChildProcess = fork(entry, args, {
     env: { ...process.env, ...env },
+    ...(wrapper ? { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath, ...process.execArgv] } : {}),
+    ...(cwd ? { cwd } : {}),
     // The child's stdout goes to our stderr: our stdout carries the report only.
     stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
     serialization: 'advanced',

@@ -37,8 +37,9 @@ import { floorRoundTrips, HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName }
 import { ioredisCost, type IoredisCost } from './ops/ioredis-cost.ts';
 import { benchText } from './ops/text.ts';
 import type { ProfileSummary } from './profile.ts';
-import { adapterKeys, tokenReadKeyParts } from '../adapters/store-adapter.ts';
-import { siteUsed, tokenRead } from '../src/store/commands.ts';
+import { adapterKeys } from '../adapters/store-adapter.ts';
+import { siteUsed } from '../src/store/commands.ts';
+import { aTokenRead } from './ops/a-token-read.ts';
 import { commandStats, commandTimes, deleteFiller, deleteMatching, lookupMicros, redisCpu, serverInfo, statsDelta, usedMemory, writeFiller } from './redis.ts';
 import { int, ms, num } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
@@ -449,26 +450,7 @@ async function setFloor(op: HttpOp): Promise<void> {
     await D?.remote.call('setFloor', undefined);
     return;
   }
-  await D.remote.call('setFloor', { path: op.path, roundTrips, ...(op.name === 'introspect' && opts.dReadsAsA ? { command: await aTokenRead() } : {}) });
-}
-
-/**
- * --d-reads-as-a: A's token read as A sends it for one of its access tokens
- * (token_read.lua with the session and grant key parts), for D to send
- * instead of a PING: B plus A's Redis command, without the plugin around it.
- */
-async function aTokenRead(): Promise<{ sha: string; keys: string[]; argv: string[] }> {
-  const script = tokenRead();
-  await redis.script('LOAD', script.lua);
-  const parts = tokenReadKeyParts(prefix);
-  const command = {
-    sha: script.sha,
-    keys: [adapterKeys(prefix).record('AccessToken', (await pool(A!, 'access'))[0]!)],
-    argv: [...parts.session, ...parts.grant],
-  };
-  const reply = await redis.evalsha(command.sha, 1, ...command.keys, ...command.argv) as (string | null)[];
-  if (reply[0] == null || reply[2] == null || reply[3] == null) throw new Error('--d-reads-as-a: the token read found no token, session or grant');
-  return command;
+  await D.remote.call('setFloor', { path: op.path, roundTrips, ...(op.name === 'introspect' && opts.dReadsAsA ? { command: await aTokenRead(redis, prefix, (await pool(A!, 'access'))[0]!) } : {}) });
 }
 
 async function httpOp(name: HttpOpName): Promise<OpResult> {

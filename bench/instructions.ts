@@ -1,0 +1,299 @@
+/**
+ * `npm run bench:instructions`: CPU instructions per request of A, B and D
+ * (bench/run.ts names them), counted by valgrind's callgrind, for the
+ * operations whose rate targets compare A with B (issue 17).
+ *
+ * Why: a rate on this project's kind of machine moves by a third from one
+ * round to the next (the hypervisor, the other guest), more than the gaps it
+ * is meant to show. Instructions executed move far less: the same server,
+ * requests and warm-up give the same count within about 8 % from run to run
+ * (when V8 collects garbage and what it has optimized by then still vary),
+ * whatever else the machine does. They are not time (a cache miss costs more
+ * than an add, the kernel's work in system calls is not counted), but they
+ * show which server does more work, and how much, where rates cannot.
+ *
+ * How: each server runs under callgrind in a process of its own (the same
+ * bench/server-process.ts as `npm run bench`), is warmed up with the same
+ * requests until V8 has optimized the hot code, then its counters are zeroed
+ * (`callgrind_control -z`), `--requests` requests are made one at a time on
+ * one keep-alive connection, and the counters are dumped, thread by thread.
+ * The main thread runs the server; the others are V8's (garbage collection,
+ * the optimizing compiler) and the thread pool.
+ *
+ * Needs valgrind (Debian's package `valgrind`; every machine of this
+ * project's kind has it). Takes about 4 minutes per server and operation.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { exportJWK, generateKeyPair } from 'jose';
+import type { JWK } from 'oidc-provider';
+import { Redis } from 'ioredis';
+
+import { areaOf, namedSelfCosts } from './callgrind-names.ts';
+import { floorRoundTrips, HTTP_OPS, type HttpOp, type FloorOpName } from './ops/oauth.ts';
+import { deleteMatching } from './redis.ts';
+import { int, num } from './report.ts';
+import { spawnRemote } from './rpc.ts';
+import type { TokenKind } from './mint.ts';
+import type { ServerApi } from './server-process.ts';
+import type { ASettings, CommonSettings, DSettings, FloorRoute } from './servers.ts';
+import { aTokenRead } from './ops/a-token-read.ts';
+import { freePort } from '../test/helpers/net.ts';
+
+const OPS = ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke'] as const satisfies readonly FloorOpName[];
+type Name = 'A' | 'B' | 'D';
+
+const USAGE = `npm run bench:instructions [-- options]
+
+  --ops <list>        comma-separated, of: ${OPS.join(',')} (introspect,refresh)
+  --servers <list>    of A, B, D (A,B,D)
+  --requests <n>      requests counted per server and operation (1000)
+  --warmup <n>        requests before counting, so V8 has optimized the hot code (5000)
+  --d-reads-as-a      introspection: D sends A's own token read (the same script, on one of A's records,
+                      made by an A run outside valgrind) instead of its PING
+  --names             name V8's compiled code (node --perf-basic-prof) and report, per function and by
+                      area, where A executes more than B and D
+  --redis-url <url>   (REDIS_URL, else redis://127.0.0.1:6379)
+  --out <dir>         (bench/results)
+`;
+
+const { values: args } = parseArgs({
+  options: {
+    ops: { type: 'string', default: 'introspect,refresh' },
+    servers: { type: 'string', default: 'A,B,D' },
+    requests: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '5000' },
+    'd-reads-as-a': { type: 'boolean', default: false },
+    names: { type: 'boolean', default: false },
+    'redis-url': { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const fail = (message: string): never => {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+};
+const count = (name: string, raw: string) => (/^[1-9]\d*$/.test(raw) ? Number(raw) : fail(`--${name} must be a positive integer`));
+const ops = args.ops.split(',').map((o) => (OPS as readonly string[]).includes(o) ? o as FloorOpName : fail(`unknown operation ${o}`));
+const servers = args.servers.split(',').map((s) => ['A', 'B', 'D'].includes(s) ? s as Name : fail(`unknown server ${s}`));
+const requests = count('requests', args.requests);
+const warmup = count('warmup', args.warmup);
+const dReadsAsA = args['d-reads-as-a'];
+const names = args.names;
+const redisUrl = args['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const outDir = args.out ?? fileURLToPath(new URL('./results', import.meta.url));
+
+try {
+  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+} catch {
+  fail('valgrind is not installed (Debian: apt-get install valgrind)');
+}
+
+const log = (message: string) => console.error(`[instructions] ${message}`);
+const prefix = `bench-instr:${randomBytes(4).toString('hex')}:`;
+const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+const common: Omit<CommonSettings, 'port'> = {
+  jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'bench' } as JWK] },
+  cookieKeys: [randomBytes(32).toString('base64url')],
+};
+const workDir = await mkdtemp(join(tmpdir(), 'bench-instructions-'));
+
+function settingsOf(name: Name, port: number): ASettings | DSettings | CommonSettings {
+  switch (name) {
+    // No letters are sent in these operations: the SMTP port is never dialled.
+    case 'A': return { ...common, port, redisUrl, keyPrefix: prefix, smtpPort: 1, letterConcurrency: 1, autoPipelining: false };
+    case 'D': return { ...common, port, redisUrl, autoPipelining: false };
+    case 'B': return { ...common, port };
+  }
+}
+
+/** Sends one request on the single keep-alive connection and checks its answer. */
+function post(agent: Agent, port: number, op: HttpOp, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: op.path, method: 'POST', agent, headers: { ...op.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode! >= 200 && res.statusCode! < 300 && op.expect(text)) resolve();
+        else reject(new Error(`${op.title}: ${res.statusCode} ${text.slice(0, 200)}`));
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The dump's file of each thread: the main thread first (callgrind numbers threads from 1). */
+const dumps = async (pid: number) => (await readdir(workDir)).filter((f) => f.startsWith(`cg.${pid}.out.`)).sort();
+
+/** Instructions of each thread's dump, the main thread first. */
+async function threadTotals(pid: number): Promise<number[]> {
+  const totals: number[] = [];
+  for (const file of await dumps(pid)) {
+    const summary = /^summary: (\d+)/m.exec(await readFile(join(workDir, file), 'utf8'));
+    totals.push(summary ? Number(summary[1]) : 0);
+  }
+  return totals;
+}
+
+interface Row {
+  op: FloorOpName;
+  server: Name;
+  main: number;
+  others: number;
+  /** --names: the main thread's own instructions per request, by function. */
+  functions?: Map<string, number>;
+}
+
+const serverEntry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
+const spawn = async (name: Name, wrapper?: string[]) => {
+  const port = await freePort();
+  const env = {
+    BENCH_SETTINGS: JSON.stringify(settingsOf(name, port)),
+    ...(wrapper && names ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() } : {}),
+  };
+  // V8 writes its code log where the process runs: in the work folder, removed at the end.
+  const remote = spawnRemote<ServerApi>(serverEntry, [name], env, { wrapper, cwd: workDir });
+  await remote.ready;
+  await remote.call('accounts', { count: 100 });
+  return { port, remote };
+};
+
+/** --d-reads-as-a: A's token read on a record an A (outside valgrind) writes under the prefix. */
+async function aCommand(): Promise<FloorRoute['command']> {
+  const { remote } = await spawn('A');
+  const redis = new Redis(redisUrl);
+  try {
+    const [token] = await remote.call('mint', { kind: 'access', count: 1 });
+    return await aTokenRead(redis, prefix, token!);
+  } finally {
+    await redis.quit();
+    await remote.stop();
+  }
+}
+
+async function measure(name: Name, opName: FloorOpName): Promise<Row> {
+  const op = HTTP_OPS[opName];
+  const command = name === 'D' && opName === 'introspect' && dReadsAsA ? await aCommand() : undefined;
+  const { port, remote } = await spawn(name, [
+    'valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', // V8 writes the code it runs
+    `--callgrind-out-file=${join(workDir, 'cg.%p.out')}`, '--quiet',
+  ]);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    if (name === 'D') await remote.call('setFloor', { path: op.path, roundTrips: floorRoundTrips(opName)!, ...(command ? { command } : {}) });
+    const needs = op.needs as { kind: TokenKind; use: 'once' | 'pool' };
+    const tokens = await remote.call('mint', { kind: needs.kind, count: needs.use === 'once' ? warmup + requests : 200 });
+    let next = 0;
+    const body = () => op.body(tokens[needs.use === 'once' ? next++ : next++ % tokens.length]!);
+    log(`${name} ${opName}: warming up (${int(warmup)} requests)`);
+    for (let i = 0; i < warmup; i++) await post(agent, port, op, body());
+    execFileSync('callgrind_control', ['--zero', String(remote.pid)], { stdio: 'ignore' });
+    for (let i = 0; i < requests; i++) await post(agent, port, op, body());
+    execFileSync('callgrind_control', ['--dump', String(remote.pid)], { stdio: 'ignore' });
+    const [main = 0, ...others] = await threadTotals(remote.pid);
+    const row: Row = { op: opName, server: name, main: main / requests, others: others.reduce((a, b) => a + b, 0) / requests };
+    if (names) {
+      const map = `/tmp/perf-${remote.pid}.map`;
+      row.functions = await namedSelfCosts(join(workDir, (await dumps(remote.pid))[0]!), map, requests);
+      await rm(map, { force: true });
+    }
+    log(`${name} ${opName}: ${int(row.main)} instructions per request on the main thread, ${int(row.others)} on the others`);
+    return row;
+  } finally {
+    agent.destroy();
+    await remote.stop();
+  }
+}
+
+const rows: Row[] = [];
+try {
+  for (const op of ops) for (const server of servers) rows.push(await measure(server, op));
+} finally {
+  const redis = new Redis(redisUrl);
+  await deleteMatching(redis, `${prefix}*`);
+  await redis.quit();
+  await rm(workDir, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------- report
+
+/** A function's name for the table: paths from the project's folders on, C++ signatures cut short. */
+function shortName(name: string): string {
+  const short = name.replace(/file:\/\/|\/[^ ]*\/(?=node_modules|src|adapters)/g, '').replaceAll('|', '\\|');
+  return short.length > 110 ? `${short.slice(0, 107)}…` : short;
+}
+
+/** --names: per operation, where A's main thread executes more than B's and D's, by area and by function. */
+function whereAMore(): string[] {
+  const out: string[] = [];
+  const fmt = (n: number) => int(Math.round(n));
+  for (const op of ops) {
+    const a = of(op, 'A');
+    for (const other of [of(op, 'B'), of(op, 'D')]) {
+      if (!a?.functions || !other?.functions) continue;
+      const diff = (x: Map<string, number>, y: Map<string, number>) =>
+        [...new Set([...x.keys(), ...y.keys()])].map((k) => ({ name: k, a: x.get(k) ?? 0, b: y.get(k) ?? 0 }));
+      const byArea = (m: Map<string, number>) => {
+        const areas = new Map<string, number>();
+        for (const [k, v] of m) areas.set(areaOf(k), (areas.get(areaOf(k)) ?? 0) + v);
+        return areas;
+      };
+      const areas = diff(byArea(a.functions), byArea(other.functions)).sort((x, y) => (y.a - y.b) - (x.a - x.b));
+      const functions = diff(a.functions, other.functions).sort((x, y) => (y.a - y.b) - (x.a - x.b)).slice(0, 20);
+      out.push(
+        `### ${HTTP_OPS[op].title}: where A executes more than ${other.server}`,
+        '',
+        `Own instructions per request on the main thread (a function's self cost, not what it calls), named with V8's code map. The rows add up to less than the totals above: code V8 compiled and dropped again before the dump is left unnamed, and so are the frames below the event loop.`,
+        '',
+        `| Area | A | ${other.server} | A − ${other.server} |`,
+        '|---|---:|---:|---:|',
+        ...areas.map((r) => `| ${r.name} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.a - r.b)} |`),
+        '',
+        `| Function | A | ${other.server} | A − ${other.server} |`,
+        '|---|---:|---:|---:|',
+        ...functions.map((r) => `| ${shortName(r.name)} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.a - r.b)} |`),
+        '',
+      );
+    }
+  }
+  return out;
+}
+
+const of = (op: FloorOpName, server: Name) => rows.find((r) => r.op === op && r.server === server);
+const ratio = (a: number | undefined, b: number | undefined) => (a && b ? num(b / a, 2) : '—');
+const date = new Date().toISOString().slice(0, 10);
+const lines = [
+  `# Instructions per request, ${date}`,
+  '',
+  `\`npm run bench:instructions -- --ops ${ops.join(',')} --servers ${servers.join(',')} --requests ${requests} --warmup ${warmup}${dReadsAsA ? ' --d-reads-as-a' : ''}${names ? ' --names' : ''}\`: valgrind's callgrind, one request at a time on one keep-alive connection, after ${int(warmup)} warm-up requests; Node ${process.version}. A, B and D are \`npm run bench\`'s servers (D: B plus A's N Redis round trips as PINGs${dReadsAsA ? '; on introspection A\'s own token read instead, on one of A\'s records' : ''}). "Main": the server's thread; "others": V8's helper threads (garbage collection, the optimizing compiler) and the thread pool. B/A and D/A: the instructions of B or D over A's, on the main thread and on all threads: the rate A would reach beside B or D if time followed instructions (it does not quite: see bench/instructions.ts). The other threads carry work of every server (the ID token's RS256 signature runs in the thread pool) and work that depends on timing (what the optimizing compiler still does, concurrent garbage collection): the main thread's figures repeat within about 8 %, theirs do not.`,
+  '',
+  '| Operation | Server | Main thread instructions/req | Others/req | B/A main | D/A main | B/A all threads | D/A all threads |',
+  '|---|---|---:|---:|---:|---:|---:|---:|',
+  ...rows.map((r) => {
+    const [b, d] = [of(r.op, 'B'), of(r.op, 'D')];
+    const all = (x: Row | undefined) => x && x.main + x.others;
+    const ratios = r.server === 'A' ? [ratio(r.main, b?.main), ratio(r.main, d?.main), ratio(all(r), all(b)), ratio(all(r), all(d))] : ['', '', '', ''];
+    return `| ${HTTP_OPS[r.op].title} | ${r.server} | ${int(r.main)} | ${int(r.others)} | ${ratios.join(' | ')} |`;
+  }),
+  '',
+];
+if (names) lines.push(...whereAMore());
+const report = lines.join('\n');
+console.log(report);
+const file = join(outDir, `${date}-instructions${dReadsAsA ? '-d-reads-as-a' : ''}.md`);
+await writeFile(file, report);
+log(`wrote ${file}`);
