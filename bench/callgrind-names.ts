@@ -9,9 +9,14 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
+import { areaOf as profileArea } from './profile.ts';
+
 const run = promisify(execFile);
 
 interface CodeRange { start: number; size: number; name: string }
+
+/** Compiled code the map no longer names (V8 dropped it before the dump). */
+const UNNAMED = 'unnamed code';
 
 async function perfMap(file: string): Promise<CodeRange[]> {
   const ranges: CodeRange[] = [];
@@ -55,21 +60,23 @@ export async function namedSelfCosts(dump: string, map: string, requests: number
     if (cost * 2 >= total) continue;
     const symbol = match[2]!.replace(/ \[[^\]]*\]$/, '');
     const address = /^\?\?\?:0x([0-9a-f]+)/.exec(symbol);
-    const name = address ? codeAt(ranges, parseInt(address[1]!, 16)) ?? 'unnamed code' : symbol.replace(/^\?\?\?:/, '').replace(/'\d+$/, '');
+    const name = address ? codeAt(ranges, parseInt(address[1]!, 16)) ?? UNNAMED : symbol.replace(/^\?\?\?:/, '').replace(/'\d+$/, '');
     costs.set(name, (costs.get(name) ?? 0) + cost / requests);
   }
   return costs;
 }
 
-/** Where a function's instructions belong, for the report's summary by area. */
+/**
+ * Where a function's instructions belong, for the report's summary by area:
+ * JavaScript by the areas of the CPU profiles (./profile.ts), the rest by
+ * what of V8 or Node it is.
+ */
 export function areaOf(name: string): string {
-  if (name.startsWith('JS:') || name.startsWith('RegExp:')) {
-    if (/\/(src|adapters)\//.test(name) && !name.includes('node_modules')) return 'plugin (JavaScript)';
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(name);
-    if (pkg) return pkg[1] === 'oidc-provider' ? 'oidc-provider' : pkg[1] === 'ioredis' ? 'ioredis' : 'other packages';
-    if (name.startsWith('RegExp:')) return 'regular expressions';
-    return 'Node (JavaScript)';
-  }
+  // "JS:name url:line:column", the url last.
+  const js = /^JS:(.*?) ?(\S+):\d+:\d+$/.exec(name);
+  if (js) return profileArea({ functionName: js[1]!, url: js[2]! });
+  if (name === UNNAMED) return UNNAMED;
+  if (name.startsWith('RegExp:')) return 'regular expressions';
   if (/Scaveng|Evacuat|IteratePointers|heap::|Heap::|MarkCompact|Marking|Sweep|Pretenuring|SizeFromMap/.test(name)) return 'garbage collector';
   if (name.startsWith('Builtins_')) return 'V8 builtins';
   if (name.startsWith('v8::')) return 'V8 runtime';

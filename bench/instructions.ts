@@ -21,19 +21,17 @@
  * the optimizing compiler) and the thread pool.
  *
  * Needs valgrind (Debian's package `valgrind`; every machine of this
- * project's kind has it). Takes about 4 minutes per server and operation.
+ * project's kind has it). Takes 4 to 8 minutes per server and operation
+ * (a refresh mints a fresh token per request).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { exportJWK, generateKeyPair } from 'jose';
-import type { JWK } from 'oidc-provider';
 import { Redis } from 'ioredis';
 
 import { areaOf, namedSelfCosts } from './callgrind-names.ts';
@@ -43,7 +41,7 @@ import { int, num } from './report.ts';
 import { spawnRemote } from './rpc.ts';
 import type { TokenKind } from './mint.ts';
 import type { ServerApi } from './server-process.ts';
-import type { ASettings, CommonSettings, DSettings, FloorRoute } from './servers.ts';
+import { hostKeys, type ASettings, type CommonSettings, type DSettings, type FloorRoute } from './servers.ts';
 import { aTokenRead } from './ops/a-token-read.ts';
 import { freePort } from '../test/helpers/net.ts';
 
@@ -103,11 +101,7 @@ try {
 
 const log = (message: string) => console.error(`[instructions] ${message}`);
 const prefix = `bench-instr:${randomBytes(4).toString('hex')}:`;
-const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-const common: Omit<CommonSettings, 'port'> = {
-  jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'bench' } as JWK] },
-  cookieKeys: [randomBytes(32).toString('base64url')],
-};
+const common = await hostKeys();
 const workDir = await mkdtemp(join(tmpdir(), 'bench-instructions-'));
 
 function settingsOf(name: Name, port: number): ASettings | DSettings | CommonSettings {
@@ -119,21 +113,11 @@ function settingsOf(name: Name, port: number): ASettings | DSettings | CommonSet
   }
 }
 
-/** Sends one request on the single keep-alive connection and checks its answer. */
-function post(agent: Agent, port: number, op: HttpOp, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: op.path, method: 'POST', agent, headers: { ...op.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode! >= 200 && res.statusCode! < 300 && op.expect(text)) resolve();
-        else reject(new Error(`${op.title}: ${res.statusCode} ${text.slice(0, 200)}`));
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/** One request (one after the other: fetch keeps its one connection alive) and a check of its answer. */
+async function post(port: number, op: HttpOp, body: string): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${port}${op.path}`, { method: 'POST', headers: op.headers, body });
+  const text = await res.text();
+  if (!res.ok || !op.expect(text)) throw new Error(`${op.title}: ${res.status} ${text.slice(0, 200)}`);
 }
 
 /** The dump's file of each thread: the main thread first (callgrind numbers threads from 1). */
@@ -192,7 +176,6 @@ async function measure(name: Name, opName: FloorOpName): Promise<Row> {
     'valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', // V8 writes the code it runs
     `--callgrind-out-file=${join(workDir, 'cg.%p.out')}`, '--quiet',
   ]);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     if (name === 'D') await remote.call('setFloor', { path: op.path, roundTrips: floorRoundTrips(opName)!, ...(command ? { command } : {}) });
     const needs = op.needs as { kind: TokenKind; use: 'once' | 'pool' };
@@ -200,9 +183,9 @@ async function measure(name: Name, opName: FloorOpName): Promise<Row> {
     let next = 0;
     const body = () => op.body(tokens[needs.use === 'once' ? next++ : next++ % tokens.length]!);
     log(`${name} ${opName}: warming up (${int(warmup)} requests)`);
-    for (let i = 0; i < warmup; i++) await post(agent, port, op, body());
+    for (let i = 0; i < warmup; i++) await post(port, op, body());
     execFileSync('callgrind_control', ['--zero', String(remote.pid)], { stdio: 'ignore' });
-    for (let i = 0; i < requests; i++) await post(agent, port, op, body());
+    for (let i = 0; i < requests; i++) await post(port, op, body());
     execFileSync('callgrind_control', ['--dump', String(remote.pid)], { stdio: 'ignore' });
     const [main = 0, ...others] = await threadTotals(remote.pid);
     const row: Row = { op: opName, server: name, main: main / requests, others: others.reduce((a, b) => a + b, 0) / requests };
@@ -214,7 +197,6 @@ async function measure(name: Name, opName: FloorOpName): Promise<Row> {
     log(`${name} ${opName}: ${int(row.main)} instructions per request on the main thread, ${int(row.others)} on the others`);
     return row;
   } finally {
-    agent.destroy();
     await remote.stop();
   }
 }
@@ -257,7 +239,7 @@ function whereAMore(): string[] {
       out.push(
         `### ${HTTP_OPS[op].title}: where A executes more than ${other.server}`,
         '',
-        `Own instructions per request on the main thread (a function's self cost, not what it calls), named with V8's code map. The rows add up to less than the totals above: code V8 compiled and dropped again before the dump is left unnamed, and so are the frames below the event loop.`,
+        `Own instructions per request on the main thread (a function's self cost, not what it calls), named with V8's code map. Code V8 compiled and dropped again before the dump is \"unnamed code\"; the frames below the event loop, whose own share the dump cannot tell, are left out, so the rows add up to a little less than the totals above.`,
         '',
         `| Area | A | ${other.server} | A − ${other.server} |`,
         '|---|---:|---:|---:|',

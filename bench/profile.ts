@@ -36,7 +36,7 @@ function where(frame: Runtime.CallFrame): string {
   return `${path}:${frame.lineNumber + 1}`;
 }
 
-export function areaOf(frame: Runtime.CallFrame): string {
+export function areaOf(frame: Pick<Runtime.CallFrame, 'url' | 'functionName'>): string {
   const { url, functionName } = frame;
   if (!url) {
     if (functionName === '(garbage collector)') return 'GC';

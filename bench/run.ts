@@ -29,8 +29,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { Redis } from 'ioredis';
-import { exportJWK, generateKeyPair } from 'jose';
-import type { JWK } from 'oidc-provider';
 
 import { drive, once, percentiles, roundRobin, type Load } from './ops/drive.ts';
 import { floorRoundTrips, HTTP_OPS, NOTIFICATION, type HttpOp, type HttpOpName } from './ops/oauth.ts';
@@ -45,7 +43,7 @@ import { int, ms, num } from './report.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { spawnRemote, type Remote } from './rpc.ts';
 import type { Counters, GrantRevokeTiming, InboxPageTiming, ServerApi } from './server-process.ts';
-import type { ASettings, CommonSettings, CSettings, DSettings } from './servers.ts';
+import { hostKeys, type ASettings, type CommonSettings, type CSettings, type DSettings } from './servers.ts';
 import { refreshRace, type RaceResult } from './ops/race.ts';
 import { aggregate, failures, type Aggregate, type GrowthRow, type Measured, type MemoryRow, type OpResult, type Sequential, type ServerName } from './results.ts';
 import { targetIntrospect, targetNotify, targetRefresh, type NotifyAtRate } from './targets.ts';
@@ -202,11 +200,7 @@ function cpuTicks(): { total: number; steal: number; idle: number } | undefined 
 }
 const ticksBefore = cpuTicks();
 
-const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-const common: Omit<CommonSettings, 'port'> = {
-  jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'bench' } as JWK] },
-  cookieKeys: [randomBytes(32).toString('base64url')],
-};
+const common = await hostKeys();
 const sink = spawnRemote<SinkApi>(fileURLToPath(new URL('./sink-process.ts', import.meta.url)), []);
 await sink.ready;
 const sinkPort = await sink.call('port', undefined);

@@ -21,9 +21,11 @@
  * request, which any host pays for its own accounts on B and C alike).
  * Each runs in a process of its own (bench/server-process.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 
 import { Redis } from 'ioredis';
+import { exportJWK, generateKeyPair } from 'jose';
 import type { Middleware } from 'koa';
 import nodemailer from 'nodemailer';
 import Provider from 'oidc-provider';
@@ -52,11 +54,20 @@ export const BASIC_AUTH = `Basic ${Buffer.from(`${encodeURIComponent(CLIENT.clie
 /** The reference provider's TTLs; B gets the same, and run.ts checks the models agree. */
 export const TTL = REFERENCE_TTL;
 
-/** Settings both servers share; made once by run.ts. */
+/** Settings every server shares; made once per run by {@link hostKeys}. */
 export interface CommonSettings {
   jwks: { keys: JWK[] };
   cookieKeys: string[];
   port: number;
+}
+
+/** A run's signing key and cookie key, the same on every server of the run. */
+export async function hostKeys(): Promise<Omit<CommonSettings, 'port'>> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return {
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'bench' } as JWK] },
+    cookieKeys: [randomBytes(32).toString('base64url')],
+  };
 }
 
 /** C: the Redis it shares with A, under a key prefix of its own. */
