@@ -71,6 +71,7 @@ export interface ReportInput {
   profiles: { op: string; server: ServerName; file: string; rps: number; requests: number; summary: ProfileSummary }[];
   raceRows: { server: ServerName; result: RaceResult }[];
   notifyAtRate?: Aggregate;
+  notifyAtRateAlone?: Aggregate;
   lettersDuringRate?: { letters: number; seconds: number; perSecond: number };
   letterResult?: { letters: number; seconds: number; perSecond: number; received: number; pendingAfter: number };
   clientCost: IoredisCost[];
@@ -90,7 +91,7 @@ export interface ReportInput {
 export function report(input: ReportInput): string {
   const {
     text, opts, date, startedAt, redisInfo, loadBefore, ticksBefore, cpuTicks, results, notes, profiles, raceRows,
-    notifyAtRate, lettersDuringRate, letterResult, clientCost, extraSequential, memoryRows, growthRows, lookupRows,
+    notifyAtRate, notifyAtRateAlone, lettersDuringRate, letterResult, clientCost, extraSequential, memoryRows, growthRows, lookupRows,
     grantRows, inboxRows, fillSeconds, unfillSeconds, growthRetries, stealRetries,
   } = input;
   const { STEAL_LIMIT, MAX_RETRIES, GROWTH_BATCH, SMALL_FILLER, INBOX_PAGE } = input.constants;
@@ -159,9 +160,13 @@ export function report(input: ReportInput): string {
       const sent = lettersDuringRate ? `; ${int(lettersDuringRate.perSecond)} letters/s sent meanwhile` : '';
       rows.push([`5b. /api/notify at ${int(opts.notifyRate)} req/s (open loop), letter worker sending (${opts.workerInProcess ? 'in A\'s process' : `its own process, nice ${opts.workerNice}`})${sent}`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', '', '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
     }
+    if (notifyAtRateAlone) {
+      const n = notifyAtRateAlone;
+      rows.push([`5b′. the same rate without a letter worker (one run: the server's own tail at that rate)`, 'A', int(n.rps), n.perRound.map(int).join(' / '), ms(n.latency.p50), ms(n.latency.p99), ms(n.latency.max), `${n.non2xx} / ${n.errors} / ${n.wrong}`, '', '', '', '', '', '', '', '', '', int(n.cpu.server), int(n.cpu.redis), int(n.cpu.client), num(n.steal, 0)]);
+    }
     lines.push(table(['Operation', '', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx / conn. errors / wrong answers', 'A/B (per round)', 'A/C (per round)', 'A/D (per round)', 'D/B (per round): the bound of N round trips', 'one at a time p50 ms', 'Redis cmds sent/req', 'round trips/req', 'Redis calls executed/req', 'Redis execution µs/req', 'CPU µs/req server', 'Redis', 'autocannon', 'stolen %'], rows));
     lines.push('', `A/B, A/C and A/D: A's rate over B's (the bound: no I/O), C's (the peer: the naive Redis adapter) and D's (B plus A's N round trips as PINGs: the floor of those round trips, see under the Summary), the median of the rounds and each round's (the servers ran in turns, so a round's runs saw the same machine); D/B: D's rate over B's, what N round trips alone cost. "Redis calls executed/req": INFO commandstats over the one-at-a-time requests, every command a script runs counted (server-wide: anything else on this Redis meanwhile too); "Redis cmds sent/req" is what the server process sent; "Redis execution µs/req" is Redis' own time running them (commandstats \`usec\` of the commands sent, a script's including what it runs; no I/O). req/s counts right answers only (introspection checks \`active\`, token answers carry access, refresh and ID tokens, notify says \`email: true\`); latencies are of 2xx answers under ${opts.connections} connections. "one at a time": ${opts.sequential} requests in sequence; Redis commands and round trips per request are counted on A's Redis connection (BullMQ's letter queue included) during those, and on C's and D's. CPU µs/req: CPU time of the server process, of Redis (INFO used_cpu, server-wide) and of the autocannon process during the timed runs, divided by the requests. "stolen %": share of the machine's CPU time the hypervisor gave to other guests during those runs (/proc/stat); where it is high, rates and tails of that row are the host's, not the code's.`);
-    lines.push('', `At a fixed rate (5b) the load is open loop (bench/ops/open-loop.ts): request i is due at ${num(1000 / opts.notifyRate, 2)} ms × i from the start, sent whether or not earlier ones were answered, on a keep-alive pool that opens connections as needed (many relying sites); its latency counts from when it was due, so time spent waiting for a connection or behind a slow answer is in the tail. "autocannon" CPU is then that driver's.`);
+    lines.push('', `At a fixed rate (5b) the load is open loop (bench/ops/open-loop.ts): request i is due at ${num(1000 / opts.notifyRate, 2)} ms × i from the start, sent whether or not earlier ones were answered, on a keep-alive pool that opens connections as needed (many relying sites); its latency counts from when it was due, so time spent waiting for a connection or behind a slow answer is in the tail. "autocannon" CPU is then that driver's. 5b′ runs first, before the worker process starts; the worker then warms up for one run at the rate, not counted, as every server does before its timed runs.`);
     lines.push('');
   }
 

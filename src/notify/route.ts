@@ -1,5 +1,3 @@
-import { hash } from 'node:crypto';
-
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
@@ -10,15 +8,14 @@ import { readBody } from '../http/body.ts';
 import { jsonErrors, PluginError } from '../http/errors.ts';
 import type { ContactLookup, Logger } from '../options.ts';
 import type { Organizations } from '../orgs/organizations.ts';
-import { randomId } from '../random-pool.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
-import { DEFAULT_DELIVERY, isCategory, type Category, type SkipReason } from './categories.ts';
-import { inboxKeys, type InboxEntry } from './inbox.ts';
+import { isCategory, type Category, type SkipReason } from './categories.ts';
 import type { LetterQueue } from './letters.ts';
 import type { Senders } from './senders.ts';
 import { siteHosts, urlAllowed } from './own-site.ts';
+import { notifyKeys, siteAndPersonSteps } from './site-and-person.ts';
 
 /** The answer of a 202 (SPEC "Notification result"). */
 export interface NotificationResult {
@@ -114,15 +111,9 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
  * the site's keys, deliver it on the person's keys, queue the letter.
  */
 export function notifyRoutes(deps: NotifyDeps): Router {
-  const { provider, store, limits } = deps;
-  const p = store.prefix;
-  const keys = {
-    subjects: deps.sites.keys.subjects,
-    clientRate: (clientId: string) => `${p}site:{${clientId}}:notify-rate`,
-    idempotency: (clientId: string, key: string) => `${p}site:{${clientId}}:idempotency:${hash('sha256', key, 'base64url')}`,
-    personRate: (accountId: string, clientId: string) => `${p}account:{${accountId}}:notify-rate:${clientId}`,
-    ...inboxKeys(p),
-  };
+  const { provider, store } = deps;
+  const keys = notifyKeys(store.prefix, deps.sites);
+  const siteThenPerson = siteAndPersonSteps(deps, keys);
 
   /** Only confidential clients: a registered secret method, a secret, not expired; compared in constant time by oidc-provider. */
   const authenticate: Middleware<NotifyState> = async (ctx, next) => {
@@ -178,41 +169,23 @@ export function notifyRoutes(deps: NotifyDeps): Router {
   const deliver: Middleware<NotifyState> = async (ctx) => {
     const { client, request, idempotencyKey } = ctx.state;
     const clientId = client.clientId;
-    const category = request.category as Category;
     // Without a key, a name of the site's slot that is never written (Cluster: one hash tag per script).
     const idempotencyKeyName = keys.idempotency(clientId, idempotencyKey ?? '');
 
-    // 1. The site's slot: earlier answer, the site's rate, who the person is, the notification id.
-    const [step, value, claimedId] = await store.run(
-      commands.notifyClient(),
-      [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName],
-      [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000,
-        idempotencyKey ? '1' : '0', randomId(), limits.idempotencySeconds * 1000],
-    ) as [string, string | number, string | undefined];
+    // 1 and 2. The site's slot (earlier answer, the site's rate, who the person is, the notification id), then the person's.
+    const { reply, looked } = await siteThenPerson(request, clientId, idempotencyKeyName, idempotencyKey !== undefined);
+    const [step, value, id, outcome, detail] = reply;
     if (step === 'replay') {
       ctx.status = 202;
       ctx.body = JSON.parse(value as string) as NotificationResult;
       return;
     }
     if (step === 'rate') throw tooMany(ctx as unknown as Context, Number(value), 'from this site');
-    const accountId = value as string;
     // Made only when thrown: an error's stack trace costs more than the rest of this step.
     const notConnected = () => new PluginError(403, 'not_connected', 'this person has not signed in to this site, or has revoked its access');
-    if (!accountId) throw notConnected();
-
-    // 2. The person's slot (and the host's contact lookup beside it).
-    const id = claimedId!;
-    const now = Date.now();
-    const entry: InboxEntry = { id, clientId, category, title: request.title, body: request.body, url: request.url ?? null, receivedAt: now };
-    const [member, [outcome, detail], contact] = await Promise.all([
-      deps.orgs.mayUse(accountId, clientId),
-      store.run(
-        commands.notifyAccount(),
-        [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId)],
-        [clientId, category, DEFAULT_DELIVERY[category], id, JSON.stringify(entry), now, limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize, limits.inboxMaxAgeDays * 86_400_000],
-      ) as Promise<[string, string | number]>,
-      Promise.resolve(deps.contacts(accountId)),
-    ]);
+    const accountId = value as string;
+    if (!accountId || !looked) throw notConnected();
+    const [member, contact] = looked;
     if (outcome === 'not_connected' || !member) throw notConnected();
     if (outcome === 'rate') throw tooMany(ctx as unknown as Context, Number(detail), 'to this person');
 
@@ -224,7 +197,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
 
     // 3. The letter durably queued and the answer remembered, then the 202.
     await Promise.all([
-      result.email ? deps.queue.add({ id, accountId, clientId, category, title: request.title, body: request.body, url: request.url ?? null }) : undefined,
+      result.email ? deps.queue.add({ id: id!, accountId, clientId, category: request.category as Category, title: request.title, body: request.body, url: request.url ?? null }) : undefined,
       idempotencyKey ? store.run(commands.notifyAnswer(), [idempotencyKeyName], [JSON.stringify(result)]) : undefined,
     ]);
     ctx.status = 202;

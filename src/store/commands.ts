@@ -1,4 +1,6 @@
-import { lazyScript as script, type Script } from './scripts.ts';
+import { lazyScript as script, type Script, type ScriptReply } from './scripts.ts';
+
+type KV = Parameters<Script['memory']>[0];
 
 // The store's atomic steps. Each pairs `lua/<name>.lua` with its in-process
 // twin; see the Lua file's header for KEYS and ARGV.
@@ -161,7 +163,7 @@ export const senderUpdate = script('sender_update', (kv, [senders], [clientId, m
 });
 
 /** Twin of lua/includes/count_hit.lua: the hit's number, and the ms left in the window when over the limit. */
-function countHit(kv: Parameters<Script['memory']>[0], key: string, limit: string, windowMs: string): [number, number | undefined] {
+function countHit(kv: KV, key: string, limit: string, windowMs: string): [number, number | undefined] {
   const n = kv.incrby(key, 1);
   if (n === 1) kv.pexpire(key, Number(windowMs));
   if (n <= Number(limit)) return [n, undefined];
@@ -173,7 +175,8 @@ function countHit(kv: Parameters<Script['memory']>[0], key: string, limit: strin
   return [n, left];
 }
 
-export const notifyClient = script('notify_client', (kv, [subjects, rate, idempotency], [sub, limit, windowMs, keyed, freshId, keyTtl]) => {
+/** Twin of lua/includes/notify_site.lua. */
+function notifySite(kv: KV, [subjects, rate, idempotency]: string[], [sub, limit, windowMs, keyed, freshId, keyTtl]: string[]): ScriptReply[] {
   const held = keyed === '1' ? kv.get(idempotency!) : null;
   if (held !== null && !held.startsWith('#')) return ['replay', held];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
@@ -182,7 +185,9 @@ export const notifyClient = script('notify_client', (kv, [subjects, rate, idempo
   if (held !== null) id = held.slice(1);
   else if (keyed === '1') kv.set(idempotency!, `#${id}`, Number(keyTtl));
   return ['ok', kv.hget(subjects!, sub!) ?? '', id];
-});
+}
+
+export const notifyClient = script('notify_client', (kv, keys, argv) => notifySite(kv, keys, argv));
 
 export const notifyAnswer = script('notify_answer', (kv, [key], [answer]) => {
   const held = kv.get(key!);
@@ -192,7 +197,8 @@ export const notifyAnswer = script('notify_answer', (kv, [key], [answer]) => {
   return 1;
 });
 
-export const notifyAccount = script('notify_account', (kv, [sites, senders, rate, order, entries, unread], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge]) => {
+/** Twin of lua/includes/notify_person.lua. */
+function notifyPerson(kv: KV, [sites, senders, rate, order, entries, unread]: string[], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge]: string[]): ScriptReply[] {
   const site = kv.hget(sites!, clientId!);
   if (site === null || (JSON.parse(site) as { status?: string }).status !== 'connected') return ['not_connected'];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
@@ -207,10 +213,24 @@ export const notifyAccount = script('notify_account', (kv, [sites, senders, rate
   if (delivery === 'off') return ['skip', 'category_off'];
   inboxAdd(kv, order!, entries!, unread!, id!, entry!, now!, keep!, maxAge!);
   return ['stored', delivery];
+}
+
+export const notifyAccount = script('notify_account', (kv, keys, argv) => notifyPerson(kv, keys, argv));
+
+/** Single node: both steps in one script, the person's keys built from the account id found (lua/notify.lua). */
+export const notify = script('notify', (kv, keys, argv) => {
+  const site = notifySite(kv, keys, argv.slice(0, 6));
+  if (site[0] !== 'ok' || site[1] === '') return site;
+  const [account, id] = [site[1] as string, site[2] as string];
+  const [before, ...after] = argv.slice(6, 13);
+  const [clientId, category, defaultDelivery, entryTail, now, limit, windowMs, keep, maxAge] = argv.slice(13);
+  const person = notifyPerson(kv, after.map((a) => `${before}${account}${a}`), [clientId!, category!, defaultDelivery!, id, `{"id":"${id}",${entryTail}`, now!, limit!, windowMs!, keep!, maxAge!]);
+  // Lua drops a missing detail from the reply: so does the twin.
+  return ['ok', account, id, ...person];
 });
 
 /** Twin of lua/includes/inbox_add.lua. */
-function inboxAdd(kv: Parameters<Script['memory']>[0], order: string, entries: string, unread: string, id: string, entry: string, now: string, keep: string, maxAge: string): boolean {
+function inboxAdd(kv: KV, order: string, entries: string, unread: string, id: string, entry: string, now: string, keep: string, maxAge: string): boolean {
   if (!kv.hsetnx(entries, id, entry)) return false;
   const newest = kv.zentries(order).at(-1)?.[1];
   const at = newest !== undefined && newest >= Number(now) ? newest + 1 : Number(now);

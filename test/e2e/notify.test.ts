@@ -18,12 +18,15 @@ const postAuth = siteClient('n-post', { token_endpoint_auth_method: 'client_secr
 
 type Answer = { status: number; headers: Headers; json: Record<string, unknown> | undefined };
 
-describe('POST /api/notify', () => {
+// On Redis (a Cluster in the Cluster pass: two scripts) and on the embedded
+// store (one script, like a single Redis node): each runs its own path.
+for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? 'embedded store' : 'Redis'})`, () => {
   let h: Harness;
   const noEmail = new Set<string>();
 
   before(async () => {
     h = await startHarness('notify', {
+      embedded,
       clients: [site, other, pairwise, publicSite, encoded, expired, postAuth],
       plugin: {
         letters: { backoffMs: 50 },
@@ -256,6 +259,31 @@ describe('POST /api/notify', () => {
   });
 
   describe('the result', () => {
+    it('reaches the store in one round trip on a single node, two on a Cluster; the contact only for a letter', async () => {
+      const sub = await connect('trips@example.com');
+      const { store } = h.reference.plugin;
+      // The letter worker shares the store: idle while counting (letters wait in the queue meanwhile).
+      await h.reference.plugin.stopLetterWorker();
+      try {
+        const measure = async (body: unknown) => {
+          const before = { commands: store.commandsSent, trips: store.roundTrips };
+          const { status } = await notify(body);
+          return { status, commands: store.commandsSent - before.commands, trips: store.roundTrips - before.trips };
+        };
+        const cluster = h.redis !== undefined && h.redis.isCluster;
+        // In the account only: no letter, so no contact lookup on a single node (a Cluster looks it up beside step 2).
+        expect(await measure(message(sub, { category: 'product' }))).to.deep.equal(cluster ? { status: 202, commands: 3, trips: 2 } : { status: 202, commands: 1, trips: 1 });
+        // A letter: the reference provider's contact lookup reads the account from the store, after the script on a
+        // single node, beside step 2 on a Cluster; then the letter queue's add (BullMQ, not the store's).
+        expect(await measure(message(sub))).to.deep.equal(cluster ? { status: 202, commands: 3, trips: 2 } : { status: 202, commands: 2, trips: 2 });
+        // A stranger: the site step alone.
+        expect(await measure(message('nobody-here'))).to.deep.equal({ status: 403, commands: 1, trips: 1 });
+      } finally {
+        h.reference.plugin.startLetterWorker();
+      }
+      await h.smtp.waitFor(isNotificationTo('trips@example.com'));
+    });
+
     it('follows the category defaults: transactional by email, product in the account only, promotions off', async () => {
       const sub = await connect('cat@example.com');
       expect((await notify(message(sub, { title: 'By email' }))).json).to.deep.equal({ inApp: true, email: true, skipped: null });
@@ -307,6 +335,7 @@ describe('POST /api/notify', () => {
     before(async () => {
       main = h;
       h = await startHarness('notify-rate', {
+        embedded,
         clients: [burst],
         plugin: { notify: { perClient: { limit: 12, windowSeconds: 60 }, perPerson: { limit: 4, windowSeconds: 60 } } },
       });
@@ -372,7 +401,7 @@ describe('POST /api/notify', () => {
     let main: Harness;
     before(async () => {
       main = h;
-      h = await startHarness('notify-idem-window', { clients: [site], plugin: { letters: { backoffMs: 50 }, notify: { idempotencySeconds: 1 } } });
+      h = await startHarness('notify-idem-window', { embedded, clients: [site], plugin: { letters: { backoffMs: 50 }, notify: { idempotencySeconds: 1 } } });
     });
     after(async () => {
       await h.close();

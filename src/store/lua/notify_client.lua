@@ -1,10 +1,7 @@
--- First step of POST /api/notify, on the site's slot: an earlier answer for
--- the same Idempotency-Key, the site's rate limit, the person behind the
--- `sub` the site was given at sign-in, and the notification's id.
--- An Idempotency-Key's record holds '#<id>' from the first request on (so a
--- request racing it, or a retry after a failure, uses the same id: one entry,
--- one letter), then the answer JSON; once it expires, the key names a new
--- notification with a new id.
+-- First step of POST /api/notify on a Cluster, on the site's slot: an earlier
+-- answer for the same Idempotency-Key, the site's rate limit, the person
+-- behind the `sub`, and the notification's id (includes/notify_site.lua).
+-- A single node runs notify.lua instead: both steps in one script.
 -- KEYS[1] the site's subjects (hash: sub -> accountId)
 -- KEYS[2] the site's rate counter (string with TTL)
 -- KEYS[3] the Idempotency-Key's record (string with TTL); a key of the site's
@@ -18,17 +15,5 @@
 -- ARGV[6] how long the key's record lives (ms)
 -- Returns { 'replay', answerJSON } | { 'rate', retryAfterMs } | { 'ok', accountId or '', id }.
 --- @include "count_hit"
-local held = false
-if ARGV[4] == '1' then
-  held = redis.call('GET', KEYS[3])
-  if held and string.sub(held, 1, 1) ~= '#' then return { 'replay', held } end
-end
-local _, left = countHit(KEYS[2], ARGV[2], ARGV[3])
-if left then return { 'rate', left } end
-local id = ARGV[5]
-if held then
-  id = string.sub(held, 2)
-elseif ARGV[4] == '1' then
-  redis.call('SET', KEYS[3], '#' .. id, 'PX', ARGV[6])
-end
-return { 'ok', redis.call('HGET', KEYS[1], ARGV[1]) or '', id }
+--- @include "notify_site"
+return notifySite(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])

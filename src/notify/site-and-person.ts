@@ -1,0 +1,94 @@
+import { hash } from 'node:crypto';
+
+import type { ContactLookup } from '../options.ts';
+import type { Organizations } from '../orgs/organizations.ts';
+import { randomId } from '../random-pool.ts';
+import type { ConnectedSites } from '../sites/connected-sites.ts';
+import * as commands from '../store/commands.ts';
+import type { Store } from '../store/store.ts';
+import { DEFAULT_DELIVERY, type Category } from './categories.ts';
+import { inboxKeys, type InboxEntry } from './inbox.ts';
+import type { NotificationRequest, NotifyDeps } from './route.ts';
+import type { Senders } from './senders.ts';
+
+/** Key layout of POST /api/notify; documented in the README ("Redis keys"). */
+export function notifyKeys(p: string, sites: Pick<ConnectedSites, 'keys'>) {
+  return {
+    subjects: sites.keys.subjects,
+    clientRate: (clientId: string) => `${p}site:{${clientId}}:notify-rate`,
+    idempotency: (clientId: string, key: string) => `${p}site:{${clientId}}:idempotency:${hash('sha256', key, 'base64url')}`,
+    personRate: (accountId: string, clientId: string) => `${p}account:{${accountId}}:notify-rate:${clientId}`,
+    ...inboxKeys(p),
+  };
+}
+
+/** What steps 1 and 2 answer: the site step's refusal, or the account (or '') with the id and the person step's outcome. */
+export type NotifyReply = [step: string, value: string | number, id?: string, outcome?: string, detail?: string | number];
+
+/**
+ * Steps 1 and 2 of POST /api/notify, on the store: the site's part (earlier
+ * answer, the site's rate, who the person is, the notification id), then the
+ * person's (still connected, the person's rate, settings, inbox entry).
+ */
+export function siteAndPersonSteps(
+  deps: { store: Store; sites: Pick<ConnectedSites, 'keys'>; senders: Pick<Senders, 'keys'>; orgs: Pick<Organizations, 'mayUse'>; contacts: ContactLookup; limits: NotifyDeps['limits'] },
+  keys: ReturnType<typeof notifyKeys>,
+) {
+  const { store, limits } = deps;
+  // notify.lua builds the person's keys from the account id it finds: their text around the id.
+  const around = (key: (accountId: string) => string) => key('\u0000').split('\u0000') as [string, string];
+  const personKeyFns = [deps.sites.keys.sites, deps.senders.keys.senders, keys.order, keys.entries, keys.unread];
+  const personKeyBefore = around(personKeyFns[0]!)[0];
+  if (personKeyFns.some((key) => around(key)[0] !== personKeyBefore)) throw new Error('notify: the person keys must share their text before the account id');
+  const [sitesAfter, sendersAfter, orderAfter, entriesAfter, unreadAfter] = personKeyFns.map((key) => around(key)[1]);
+
+  /**
+   * Steps 1 and 2: on a single node one script (notify.lua) does both, on a
+   * Cluster the site's slot and the person's slot take one script each. The
+   * person's membership, and the contact when a letter is to go, are looked
+   * up once the account is known (beside step 2 on a Cluster).
+   */
+  async function siteThenPerson(request: NotificationRequest, clientId: string, idempotencyKeyName: string, keyed: boolean) {
+    const category = request.category as Category;
+    const now = Date.now();
+    // The entry after its id (`"clientId":...}`): the id may be the one an Idempotency-Key holds.
+    const entryTail = JSON.stringify({ clientId, category, title: request.title, body: request.body, url: request.url ?? null, receivedAt: now } satisfies Omit<InboxEntry, 'id'>).slice(1);
+    const siteKeys = [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName];
+    const siteArgs = [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000, keyed ? '1' : '0', randomId(), limits.idempotencySeconds * 1000];
+    const personArgs = [limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize, limits.inboxMaxAgeDays * 86_400_000];
+
+    let reply: NotifyReply;
+    let looked: [boolean, Awaited<ReturnType<ContactLookup>>] | undefined;
+    if (store.singleNode) {
+      reply = await store.run(commands.notify(), siteKeys, [
+        ...siteArgs, personKeyBefore, sitesAfter!, sendersAfter!, around((id) => keys.personRate(id, clientId))[1], orderAfter!, entriesAfter!, unreadAfter!,
+        clientId, category, DEFAULT_DELIVERY[category], entryTail, now, ...personArgs,
+      ]) as NotifyReply;
+      if (reply[0] === 'ok' && reply[1]) {
+        const accountId = reply[1] as string;
+        // The host's contact lookup only for a letter: it can no longer run beside step 2.
+        const wantsContact = reply[3] === 'stored' && reply[4] === 'account_and_email';
+        looked = await Promise.all([deps.orgs.mayUse(accountId, clientId), wantsContact ? deps.contacts(accountId) : undefined]);
+      }
+    } else {
+      reply = await store.run(commands.notifyClient(), siteKeys, siteArgs) as NotifyReply;
+      if (reply[0] === 'ok' && reply[1]) {
+        const [accountId, id] = [reply[1] as string, reply[2]!];
+        const [person, ...found] = await Promise.all([
+          store.run(
+            commands.notifyAccount(),
+            [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId)],
+            [clientId, category, DEFAULT_DELIVERY[category], id, `{"id":"${id}",${entryTail}`, now, ...personArgs],
+          ) as Promise<[string, string | number]>,
+          deps.orgs.mayUse(accountId, clientId),
+          Promise.resolve(deps.contacts(accountId)),
+        ]);
+        reply = ['ok', accountId, id, ...person];
+        looked = found;
+      }
+    }
+    return { reply, looked };
+  }
+
+  return siteThenPerson;
+}
