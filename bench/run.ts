@@ -21,7 +21,7 @@
  * markdown in report-md.ts, the requests and the refresh race in ops/.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg, setPriority } from 'node:os';
 import { join, relative } from 'node:path';
@@ -178,7 +178,10 @@ interface Server {
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 const startedAt = new Date();
-const date = `${startedAt.getFullYear()}-${String(startedAt.getMonth() + 1).padStart(2, '0')}-${String(startedAt.getDate()).padStart(2, '0')}`;
+const pad = (n: number) => String(n).padStart(2, '0');
+const day = `${startedAt.getFullYear()}-${pad(startedAt.getMonth() + 1)}-${pad(startedAt.getDate())}`;
+/** The results' name: the day, and the start time too when that day already has results (a later run keeps the earlier one). */
+const date = existsSync(join(opts.out, `${day}.md`)) ? `${day}-${pad(startedAt.getHours())}${pad(startedAt.getMinutes())}` : day;
 const prefix = `osn-bench:${randomBytes(4).toString('hex')}:`;
 /** C's keys: a prefix of their own, removed when C stops. */
 const prefixC = `osn-bench-c:${randomBytes(4).toString('hex')}:`;
@@ -495,7 +498,7 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
 }
 
 let notifyAtRate: Aggregate | undefined;
-/** The same rate without a letter worker: the server's own tail at that rate, against which the worker's share shows. */
+/** The same rate without a letter worker: the server's own tail at that rate on the machine of that moment. */
 let notifyAtRateAlone: Aggregate | undefined;
 /** Letters the worker sent into the sink during the fixed-rate runs, per second. */
 let lettersDuringRate: { letters: number; seconds: number; perSecond: number } | undefined;
@@ -520,6 +523,8 @@ async function notifyAtRateOp(): Promise<void> {
   const atRate = { connections: opts.connections, duration: opts.duration, overallRate: opts.notifyRate };
   // Operation 6 may have started A's own worker: first the rate with none, then with the worker process alone.
   await A!.remote.call('stopLetterWorker', undefined);
+  // Every timed run follows a warm-up under the same load: this first run at the fixed rate is not counted.
+  await load(A!, op, atRate);
   notifyAtRateAlone = aggregate([await load(A!, op, atRate)]);
   log(`  without a worker: p99 ${ms(notifyAtRateAlone.latency.p99)} ms`);
   let worker: Server | undefined;
