@@ -173,7 +173,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     const idempotencyKeyName = keys.idempotency(clientId, idempotencyKey ?? '');
 
     // 1 and 2. The site's slot (earlier answer, the site's rate, who the person is, the notification id), then the person's.
-    const { reply, looked } = await siteThenPerson(request, clientId, idempotencyKeyName, idempotencyKey !== undefined);
+    const { reply, contact } = await siteThenPerson(request, clientId, idempotencyKeyName, idempotencyKey !== undefined);
     const [step, value, id, outcome, detail] = reply;
     if (step === 'replay') {
       ctx.status = 202;
@@ -184,9 +184,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     // Made only when thrown: an error's stack trace costs more than the rest of this step.
     const notConnected = () => new PluginError(403, 'not_connected', 'this person has not signed in to this site, or has revoked its access');
     const accountId = value as string;
-    if (!accountId || !looked) throw notConnected();
-    const [member, contact] = looked;
-    if (outcome === 'not_connected' || !member) throw notConnected();
+    if (!accountId || outcome === 'not_connected') throw notConnected();
     if (outcome === 'rate') throw tooMany(ctx as unknown as Context, Number(detail), 'to this person');
 
     let result: NotificationResult;

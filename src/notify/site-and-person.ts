@@ -31,7 +31,7 @@ export type NotifyReply = [step: string, value: string | number, id?: string, ou
  * person's (still connected, the person's rate, settings, inbox entry).
  */
 export function siteAndPersonSteps(
-  deps: { store: Store; sites: Pick<ConnectedSites, 'keys'>; senders: Pick<Senders, 'keys'>; orgs: Pick<Organizations, 'mayUse'>; contacts: ContactLookup; limits: NotifyDeps['limits'] },
+  deps: { store: Store; sites: Pick<ConnectedSites, 'keys'>; senders: Pick<Senders, 'keys'>; orgs: Pick<Organizations, 'mayUse' | 'ofClient'>; contacts: ContactLookup; limits: NotifyDeps['limits'] },
   keys: ReturnType<typeof notifyKeys>,
 ) {
   const { store, limits } = deps;
@@ -43,9 +43,11 @@ export function siteAndPersonSteps(
 
   /**
    * Steps 1 and 2: on a single node one script (notify.lua) does both, on a
-   * Cluster the site's slot and the person's slot take one script each. The
-   * person's membership, and the contact when a letter is to go, are looked
-   * up once the account is known (beside step 2 on a Cluster).
+   * Cluster the site's slot and the person's slot take one script each. A
+   * site of an organization takes the two scripts everywhere, with the
+   * person's membership read between them: a removed member's inbox gets
+   * nothing. The contact is looked up once the account is known, only when
+   * a letter is to go on a single node, beside step 2 on a Cluster.
    */
   async function siteThenPerson(request: NotificationRequest, clientId: string, idempotencyKeyName: string, keyed: boolean) {
     const category = request.category as Category;
@@ -55,38 +57,35 @@ export function siteAndPersonSteps(
     const siteKeys = [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName];
     const siteArgs = [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000, keyed ? '1' : '0', randomId(), limits.idempotencySeconds * 1000];
     const personArgs = [limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize, limits.inboxMaxAgeDays * 86_400_000];
+    const ofOrganization = deps.orgs.ofClient(clientId).length > 0;
 
     let reply: NotifyReply;
-    let looked: [boolean, Awaited<ReturnType<ContactLookup>>] | undefined;
-    if (store.singleNode) {
+    let contact: Awaited<ReturnType<ContactLookup>>;
+    if (store.singleNode && !ofOrganization) {
       reply = await store.run(commands.notify(), siteKeys, [
         ...siteArgs, personKeyBefore, sitesAfter, sendersAfter!, around((id) => keys.personRate(id, clientId))[1], orderAfter!, entriesAfter!, unreadAfter!,
         clientId, category, DEFAULT_DELIVERY[category], entryTail, now, ...personArgs,
       ]) as NotifyReply;
-      if (reply[0] === 'ok' && reply[1]) {
-        const accountId = reply[1] as string;
-        // The host's contact lookup only for a letter: it can no longer run beside step 2.
-        const wantsContact = reply[3] === 'stored' && reply[4] === 'account_and_email';
-        looked = await Promise.all([deps.orgs.mayUse(accountId, clientId), wantsContact ? deps.contacts(accountId) : undefined]);
-      }
+      // The host's contact lookup only for a letter: it can no longer run beside step 2.
+      if (reply[3] === 'stored' && reply[4] === 'account_and_email') contact = await deps.contacts(reply[1] as string);
     } else {
       reply = await store.run(commands.notifyClient(), siteKeys, siteArgs) as NotifyReply;
       if (reply[0] === 'ok' && reply[1]) {
         const [accountId, id] = [reply[1] as string, reply[2]!];
-        const [person, ...found] = await Promise.all([
+        if (ofOrganization && !(await deps.orgs.mayUse(accountId, clientId))) return { reply: [reply[0], accountId, id, 'not_connected'] as NotifyReply, contact };
+        const [person, found] = await Promise.all([
           store.run(
             commands.notifyAccount(),
             [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId)],
             [clientId, category, DEFAULT_DELIVERY[category], id, `{"id":"${id}",${entryTail}`, now, ...personArgs],
           ) as Promise<[string, string | number]>,
-          deps.orgs.mayUse(accountId, clientId),
-          Promise.resolve(deps.contacts(accountId)),
+          deps.contacts(accountId),
         ]);
         reply = [reply[0], accountId, id, ...person];
-        looked = found;
+        contact = found;
       }
     }
-    return { reply, looked };
+    return { reply, contact };
   }
 
   return siteThenPerson;

@@ -43,7 +43,7 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       loginCodeLimits: { ...defaultLoginCodeLimits, perIp: { limit: 200, windowMs: 15 * 60_000 } },
       organizations: [{
         id: 'acme', name: 'Acme', admins: ['boss@acme.example'],
-        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example', 'flo@acme.example', 'gil@acme.example', 'hal@acme.example'], clients: ['loss-org'],
+        members: ['ann@acme.example', 'bob@acme.example', 'cy@acme.example', 'eve@acme.example', 'flo@acme.example', 'gil@acme.example', 'hal@acme.example', 'ida@acme.example'], clients: ['loss-org'],
       }, {
         // A second owner of the same site: its members keep their access there when Acme removes them.
         id: 'acme-partner', name: 'Acme Partner', admins: ['partner-boss@acme.example'], members: ['flo@acme.example'], clients: ['loss-org'],
@@ -469,6 +469,21 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
   });
 
   describe('an organization administrator removes a member', () => {
+    it('answers the organization site\'s /api/notify for a removed member 403 not_connected, and writes nothing to their inbox', async () => {
+      const { tokens } = await signIn(h, org, new Agent(), 'ida@acme.example');
+      const idaId = await accountId('ida@acme.example');
+      const notifyOrg = () => fetch(`${h.issuer}/api/notify`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${orgSite.client_id}:${orgSite.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ sub: tokens.claims()!.sub, category: 'product', title: 'Hello', body: 'A message.' }),
+      });
+      expect((await notifyOrg()).status).to.equal(202);
+      expect(await h.reference.plugin.removeMember('acme', idaId)).to.equal('removed');
+      const refused = await notifyOrg();
+      expect([refused.status, await refused.json()]).to.deep.equal([403, { error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' }]);
+      expect((await h.reference.plugin.inbox.page(idaId, undefined, 10))!.items.map((item) => item.title)).to.deep.equal(['Hello']);
+    });
+
     it('revokes the member at the organization’s sites at once and refuses the next sign-in with access_denied', async () => {
       const member = new Agent();
       const { tokens } = await signIn(h, org, member, 'ann@acme.example');
