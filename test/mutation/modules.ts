@@ -35,9 +35,10 @@ export const MODULES: readonly MutationModule[] = [
   {
     name: 'notify-route',
     mutate: ['src/notify/route.ts', 'src/notify/site-and-person.ts'],
-    spec: ['test/e2e/notify.test.ts', 'test/e2e/early-answers.test.ts', 'test/e2e/defaults.test.ts', 'test/e2e/letters.test.ts'],
+    // loss-of-access: an organization's site, whose removed members get nothing.
+    spec: ['test/e2e/notify.test.ts', 'test/e2e/early-answers.test.ts', 'test/e2e/defaults.test.ts', 'test/e2e/letters.test.ts', 'test/e2e/loss-of-access.test.ts'],
     // A Cluster takes notify_client then notify_account instead of notify.lua.
-    clusterSpec: ['test/e2e/notify.test.ts'],
+    clusterSpec: ['test/e2e/notify.test.ts', 'test/e2e/loss-of-access.test.ts'],
   },
   {
     name: 'store-adapter',
