@@ -5,7 +5,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import * as commands from '../src/store/commands.ts';
 import { open, seal } from './sealed-answer.ts';
-import type { Store } from '../src/store/store.ts';
+import { keyAround, type Store } from '../src/store/store.ts';
 
 /** Models whose records carry a grantId and die with their grant. */
 const GRANTABLE = new Set([
@@ -106,8 +106,7 @@ export function adapterKeys(prefix: string) {
  */
 export function tokenReadKeyParts(prefix: string): { session: [string, string]; grant: [string, string] } {
   const keys = adapterKeys(prefix);
-  const around = (key: (id: string) => string) => key('\u0000').split('\u0000') as [string, string];
-  return { session: around(keys.sessionUid), grant: around((id) => keys.record('Grant', id)) };
+  return { session: keyAround(keys.sessionUid), grant: keyAround((id) => keys.record('Grant', id)) };
 }
 
 export interface StoreAdapter {

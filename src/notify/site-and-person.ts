@@ -5,7 +5,7 @@ import type { Organizations } from '../orgs/organizations.ts';
 import { randomId } from '../random-pool.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
-import type { Store } from '../store/store.ts';
+import { keyAround, type Store } from '../store/store.ts';
 import { DEFAULT_DELIVERY, type Category } from './categories.ts';
 import { inboxKeys, type InboxEntry } from './inbox.ts';
 import type { NotificationRequest, NotifyDeps } from './route.ts';
@@ -23,7 +23,7 @@ export function notifyKeys(p: string, sites: Pick<ConnectedSites, 'keys'>) {
 }
 
 /** What steps 1 and 2 answer: the site step's refusal, or the account (or '') with the id and the person step's outcome. */
-export type NotifyReply = [step: string, value: string | number, id?: string, outcome?: string, detail?: string | number];
+type NotifyReply = [step: string, value: string | number, id?: string, outcome?: string, detail?: string | number];
 
 /**
  * Steps 1 and 2 of POST /api/notify, on the store: the site's part (earlier
@@ -37,9 +37,10 @@ export function siteAndPersonSteps(
   const { store, limits } = deps;
   // notify.lua builds the person's keys from the account id it finds: their text around the id. Every
   // person key starts alike (`<prefix>account:{<id>}`, the layout's hash tag); the tests read what it wrote.
-  const around = (key: (accountId: string) => string) => key('\u0000').split('\u0000') as [string, string];
-  const [personKeyBefore, sitesAfter] = around(deps.sites.keys.sites);
-  const [sendersAfter, orderAfter, entriesAfter, unreadAfter] = [deps.senders.keys.senders, keys.order, keys.entries, keys.unread].map((key) => around(key)[1]);
+  const [personKeyBefore] = keyAround(deps.sites.keys.sites);
+  const after = (key: (accountId: string) => string) => keyAround(key)[1];
+  const personKeysAfter = [after(deps.sites.keys.sites), after(deps.senders.keys.senders)];
+  const inboxKeysAfter = [after(keys.order), after(keys.entries), after(keys.unread)];
 
   /**
    * Steps 1 and 2: on a single node one script (notify.lua) does both, on a
@@ -63,7 +64,7 @@ export function siteAndPersonSteps(
     let contact: Awaited<ReturnType<ContactLookup>>;
     if (store.singleNode && !ofOrganization) {
       reply = await store.run(commands.notify(), siteKeys, [
-        ...siteArgs, personKeyBefore, sitesAfter, sendersAfter!, around((id) => keys.personRate(id, clientId))[1], orderAfter!, entriesAfter!, unreadAfter!,
+        ...siteArgs, personKeyBefore, ...personKeysAfter, after((id) => keys.personRate(id, clientId)), ...inboxKeysAfter,
         clientId, category, DEFAULT_DELIVERY[category], entryTail, now, ...personArgs,
       ]) as NotifyReply;
       // The host's contact lookup only for a letter: it can no longer run beside step 2.

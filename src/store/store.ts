@@ -43,6 +43,15 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * A key's text before and after its id, for scripts that build keys from a
+ * record on a single node (see `singleNode`): the layout stays in the key
+ * function alone.
+ */
+export function keyAround(key: (id: string) => string): [before: string, after: string] {
+  return key('\u0000').split('\u0000') as [string, string];
+}
+
 export function assertPrefix(prefix: string): string {
   if (/[{}]/.test(prefix)) {
     // A brace in the prefix would become the hash tag of every key and put
