@@ -60,7 +60,7 @@ const USAGE = `npm run bench [-- options]
 
   --duration <s>          seconds per timed run (10; --quick 2)
   --connections <n>       autocannon connections (10)
-  --rounds <n>            timed runs per server and operation, A, B, C and D taking turns (3; --quick 1)
+  --rounds <n>            timed runs per server and operation, A, B, C and D taking turns (5; --quick 1)
   --warmup <n>            warm-up requests per server and operation, so V8 has optimized the hot code (6000; --quick 300)
   --ops <list>            comma-separated, of: ${ALL_OPS.join(',')} (all)
   --sequential <n>        one-at-a-time requests for round trips and commands (200; --quick 30)
@@ -139,7 +139,8 @@ const opts = {
   quick,
   duration: positive('duration', args.duration, quick ? 2 : 10),
   connections: Math.round(positive('connections', args.connections, 10)),
-  rounds: Math.round(positive('rounds', args.rounds, quick ? 1 : 3)),
+  // Five: rates here move by a third from round to round, and a median of five stands two slow rounds.
+  rounds: Math.round(positive('rounds', args.rounds, quick ? 1 : 5)),
   warmup: Math.round(positive('warmup', args.warmup, quick ? 300 : 6000)),
   sequential: Math.round(positive('sequential', args.sequential, quick ? 30 : 200)),
   notifyRate: Math.round(positive('notify-rate', args['notify-rate'], 2500)),
@@ -202,6 +203,18 @@ function cpuTicks(): { total: number; steal: number; idle: number } | undefined 
   }
 }
 const ticksBefore = cpuTicks();
+
+/** A process' CPU time in seconds (Linux: /proc/<pid>/stat utime + stime, 100 ticks a second), 0 elsewhere. */
+function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
 
 const common = await hostKeys();
 const sink = spawnRemote<SinkApi>(fileURLToPath(new URL('./sink-process.ts', import.meta.url)), []);
@@ -500,8 +513,8 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
 let notifyAtRate: Aggregate | undefined;
 /** The same rate without a letter worker: the server's own tail at that rate on the machine of that moment. */
 let notifyAtRateAlone: Aggregate | undefined;
-/** Letters the worker sent into the sink during the fixed-rate runs, per second. */
-let lettersDuringRate: { letters: number; seconds: number; perSecond: number } | undefined;
+/** Letters the worker sent into the sink during the fixed-rate runs, per second, and the cores the worker and the sink kept busy meanwhile. */
+let lettersDuringRate: NonNullable<NotifyAtRate['letters']> | undefined;
 const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, letters: lettersDuringRate });
 
 /** 5. /api/notify as fast as it goes (the letter worker off: letters only queue). */
@@ -545,10 +558,14 @@ async function notifyAtRateOp(): Promise<void> {
   const runs: Measured[] = [];
   let letters = 0;
   let seconds = 0;
+  let workerCpu = 0;
+  let sinkCpu = 0;
   for (let round = 0, retries = 0; round < opts.rounds;) {
     const before = await received();
+    const cpuBefore = [processCpuSeconds(worker?.remote.pid), processCpuSeconds(sink.pid)] as const;
     const r = await load(A!, op, atRate);
     const sent = (await received()) - before;
+    const cpuUsed = [processCpuSeconds(worker?.remote.pid) - cpuBefore[0], processCpuSeconds(sink.pid) - cpuBefore[1]] as const;
     log(`  rate round ${round + 1}: ${int(r.rps)} req/s, p99 ${ms(r.latency.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}, ${int(sent / r.seconds)} letters/s sent meanwhile, ${num(stolenPct(r), 0)} % stolen`);
     if (stolenPct(r) > STEAL_LIMIT && retries < MAX_RETRIES) {
       retries += 1;
@@ -558,10 +575,12 @@ async function notifyAtRateOp(): Promise<void> {
     runs.push(r);
     letters += sent;
     seconds += r.seconds;
+    workerCpu += cpuUsed[0];
+    sinkCpu += cpuUsed[1];
     round += 1;
   }
   notifyAtRate = aggregate(runs);
-  lettersDuringRate = { letters, seconds, perSecond: letters / seconds };
+  lettersDuringRate = { letters, seconds, perSecond: letters / seconds, workerCores: worker ? workerCpu / seconds : undefined, sinkCores: sinkCpu / seconds };
   if (worker) {
     await worker.remote.call('stopLetterWorker', undefined);
     await worker.remote.stop();

@@ -84,7 +84,15 @@ export const targetRefresh = (r: OpResult) => abTarget(r, 'Refresh with rotation
 export interface NotifyAtRate {
   rate: number;
   at?: Aggregate;
-  letters?: { letters: number; seconds: number; perSecond: number };
+  letters?: {
+    letters: number;
+    seconds: number;
+    perSecond: number;
+    /** Cores the worker process kept busy during the counted runs (undefined: the worker ran in A's process). */
+    workerCores?: number;
+    /** Cores the SMTP sink (the mail server's stand-in, on the same machine) kept busy meanwhile. */
+    sinkCores?: number;
+  };
 }
 
 export function targetNotify(r: OpResult, { rate, at, letters: lettersDuringRate }: NotifyAtRate): Target {

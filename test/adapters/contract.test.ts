@@ -113,6 +113,17 @@ for (const kind of STORE_KINDS) {
       expect(replays).to.deep.include({ model: 'RefreshToken', grantId: 'g1', clientId: 'c1', accountId: 'a1' });
     });
 
+    it('replaces a record whole when it is saved again: a consumed one is no longer consumed', async () => {
+      await model('AuthorizationCode').upsert('again', { jti: 'again', clientId: 'c1', scope: 'openid' }, 60);
+      await model('AuthorizationCode').consume('again');
+      expect((await model('AuthorizationCode').find('again'))?.consumed).to.be.a('number');
+      const payload = { jti: 'again', clientId: 'c1', scope: 'openid email' };
+      await model('AuthorizationCode').upsert('again', payload, 30);
+      expect(await model('AuthorizationCode').find('again')).to.deep.equal(payload);
+      expect(await store.pttl(keys.record('AuthorizationCode', 'again'))).to.be.within(28_000, 30_000);
+      await model('AuthorizationCode').destroy('again');
+    });
+
     it('lets exactly one of 20 concurrent consumes win', async () => {
       await model('Grant').upsert('g20', { jti: 'g20', accountId: 'a1', clientId: 'c1' }, 60);
       await model('RefreshToken').upsert('rt20', { jti: 'rt20', grantId: 'g20', clientId: 'c1' }, 60);

@@ -8,7 +8,8 @@
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return 0
 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'p', ARGV[1])
+if redis.call('HSET', KEYS[1], 'p', ARGV[1]) == 0 then
+  redis.call('HDEL', KEYS[1], 'c')
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1

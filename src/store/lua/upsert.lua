@@ -2,7 +2,10 @@
 -- KEYS[1] record hash
 -- ARGV[1] payload (JSON)
 -- ARGV[2] ttl in milliseconds (> 0)
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'p', ARGV[1])
+-- HSET answers 0 when the record was there: then its consumed mark goes too
+-- (a whole replace, one call fewer than DEL first for a new record).
+if redis.call('HSET', KEYS[1], 'p', ARGV[1]) == 0 then
+  redis.call('HDEL', KEYS[1], 'c')
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
