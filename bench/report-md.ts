@@ -18,11 +18,11 @@ import { floorMismatch, floorOf, growthTargets, roundTripCount, raceTargets, tar
 const FLOOR_PARAGRAPH = 'D is B plus, on the route of the operation, the N Redis round trips A makes for it (N after D/B: A\'s figures, bench/ops/oauth.ts D_ROUND_TRIPS; a ⚠ marks an operation where A measured other than N), each a PING awaited in turn on an ioredis client with A\'s options, in a Koa middleware before oidc-provider\'s route; the host, the unbounded memory adapter and the accounts are B\'s. A PING is the least work Redis can be asked for, so D/B is the bound of any design with N sequential round trips per request on this machine: the CPU the round trips take from the server process (socket writes, ioredis\' command and reply handling, the wakeups) and from Redis on the same cores. A/D is what the plugin does beyond its round trips; D/B, not 1, is the ceiling of A/B.';
 
 /** What kept the machine's cores busy during 5b: the answers' side and the letters' side. */
-function coresDuringRate(at: Aggregate, letters: NotifyAtRate['letters']): string {
+function coresDuringRate(at: Aggregate, letters: NotifyAtRate['letters'], alone: Aggregate | undefined): string {
   const cores = (microsPerRequest: number) => num((microsPerRequest * at.rps) / 1e6);
   const worker = letters?.workerCores !== undefined ? `, the letter worker ${num(letters.workerCores)}` : '';
   const sink = letters?.sinkCores !== undefined ? `, the SMTP sink (the mail server's stand-in) ${num(letters.sinkCores)}` : '';
-  return ` Cores kept busy meanwhile (of ${cpus().length}): the server ${cores(at.cpu.server)}, Redis ${cores(at.cpu.redis)}, the load driver ${cores(at.cpu.client)}${worker}${sink}.`;
+  return ` Cores kept busy meanwhile (of ${cpus().length}): the server ${cores(at.cpu.server)}, Redis ${cores(at.cpu.redis)}, the load driver ${cores(at.cpu.client)}${worker}${sink}; the machine's CPU was idle ${num(at.idle, 0)} % of the time${alone ? ` (${num(alone.idle, 0)} % at the same rate without a worker, 5b′)` : ''}.`;
 }
 
 /**
@@ -203,7 +203,7 @@ export function report(input: ReportInput): string {
     const race = raceRows.map(({ server, result: x }) => `${server} ${x.raceFree}/${x.trials} race-free (${x.severalLive} with several live families)`).join(', ');
     if (race) lines.push(`Refresh race (${raceRows[0]!.result.concurrency} concurrent refreshes with one token): ${race}.`, '');
   }
-  if (notifyAtRate) lines.push(`/api/notify at ${int(opts.notifyRate)} requests/s with the letter worker sending: ${int(notifyAtRate.rps)} req/s, p50 ${ms(notifyAtRate.latency.p50)} ms, p99 ${ms(notifyAtRate.latency.p99)} ms, ${failures(notifyAtRate)} errors, ${int(lettersDuringRate?.perSecond ?? 0)} letters/s sent meanwhile.${coresDuringRate(notifyAtRate, lettersDuringRate)}`, '');
+  if (notifyAtRate) lines.push(`/api/notify at ${int(opts.notifyRate)} requests/s with the letter worker sending: ${int(notifyAtRate.rps)} req/s, p50 ${ms(notifyAtRate.latency.p50)} ms, p99 ${ms(notifyAtRate.latency.p99)} ms, ${failures(notifyAtRate)} errors, ${int(lettersDuringRate?.perSecond ?? 0)} letters/s sent meanwhile.${coresDuringRate(notifyAtRate, lettersDuringRate, notifyAtRateAlone)}`, '');
 
   const targets: Target[] = [];
   const find = (n: HttpOpName) => results.find((r) => r.op.name === n);

@@ -18,9 +18,10 @@ export interface Measured extends RunResult {
   serverCpu: number;
   redisCpu: number;
   clientCpu: number;
-  /** Machine CPU ticks during the run, and how many the hypervisor gave to other guests. */
+  /** Machine CPU ticks during the run, how many the hypervisor gave to other guests, and how many no process wanted (idle and I/O wait). */
   ticks: number;
   stolen: number;
+  idle: number;
 }
 
 export interface Aggregate {
@@ -37,6 +38,8 @@ export interface Aggregate {
   cpu: { server: number; redis: number; client: number };
   /** Share of the machine's CPU the hypervisor gave to other guests during the runs, %. */
   steal: number;
+  /** Share of the machine's CPU no process wanted during the runs, %: near 0, the cores were full. */
+  idle: number;
 }
 
 export interface Sequential {
@@ -86,6 +89,7 @@ export function aggregate(runs: Measured[]): Aggregate {
     ranOut: runs.some((r) => r.ranOut),
     statusCodes,
     steal: (100 * runs.reduce((s, r) => s + r.stolen, 0)) / Math.max(1, runs.reduce((s, r) => s + r.ticks, 0)),
+    idle: (100 * runs.reduce((s, r) => s + r.idle, 0)) / Math.max(1, runs.reduce((s, r) => s + r.ticks, 0)),
   };
 }
 
