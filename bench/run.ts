@@ -204,18 +204,6 @@ function cpuTicks(): { total: number; steal: number; idle: number } | undefined 
 }
 const ticksBefore = cpuTicks();
 
-/** A process' CPU time in seconds (Linux: /proc/<pid>/stat utime + stime, 100 ticks a second), 0 elsewhere. */
-function processCpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 const common = await hostKeys();
 const sink = spawnRemote<SinkApi>(fileURLToPath(new URL('./sink-process.ts', import.meta.url)), []);
 await sink.ready;
@@ -518,6 +506,12 @@ async function httpOp(name: HttpOpName): Promise<OpResult> {
   return result;
 }
 
+/** CPU time (µs) of the letter worker's process (0 when it runs in A's) and of the SMTP sink's, so far. */
+async function lettersSideCpu(worker: Server | undefined): Promise<{ worker: number; sink: number }> {
+  const [counters, sinkCpu] = await Promise.all([worker?.remote.call('counters', undefined), sink.call('cpuMicros', undefined)]);
+  return { worker: counters?.cpuMicros ?? 0, sink: sinkCpu };
+}
+
 let notifyAtRate: Aggregate | undefined;
 /** The same rate without a letter worker: the server's own tail at that rate on the machine of that moment. */
 let notifyAtRateAlone: Aggregate | undefined;
@@ -570,10 +564,10 @@ async function notifyAtRateOp(): Promise<void> {
   let sinkCpu = 0;
   for (let round = 0, retries = 0; round < opts.rounds;) {
     const before = await received();
-    const cpuBefore = [processCpuSeconds(worker?.remote.pid), processCpuSeconds(sink.pid)] as const;
+    const cpuBefore = await lettersSideCpu(worker);
     const r = await load(A!, op, atRate);
     const sent = (await received()) - before;
-    const cpuUsed = [processCpuSeconds(worker?.remote.pid) - cpuBefore[0], processCpuSeconds(sink.pid) - cpuBefore[1]] as const;
+    const cpuAfter = await lettersSideCpu(worker);
     log(`  rate round ${round + 1}: ${int(r.rps)} req/s, p99 ${ms(r.latency.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}, ${int(sent / r.seconds)} letters/s sent meanwhile, ${num(stolenPct(r), 0)} % stolen`);
     if (stolenPct(r) > STEAL_LIMIT && retries < MAX_RETRIES) {
       retries += 1;
@@ -583,12 +577,12 @@ async function notifyAtRateOp(): Promise<void> {
     runs.push(r);
     letters += sent;
     seconds += r.seconds;
-    workerCpu += cpuUsed[0];
-    sinkCpu += cpuUsed[1];
+    workerCpu += cpuAfter.worker - cpuBefore.worker;
+    sinkCpu += cpuAfter.sink - cpuBefore.sink;
     round += 1;
   }
   notifyAtRate = aggregate(runs);
-  lettersDuringRate = { letters, seconds, perSecond: letters / seconds, workerCores: worker ? workerCpu / seconds : undefined, sinkCores: sinkCpu / seconds };
+  lettersDuringRate = { letters, seconds, perSecond: letters / seconds, workerCores: worker ? workerCpu / 1e6 / seconds : undefined, sinkCores: sinkCpu / 1e6 / seconds };
   if (worker) {
     await worker.remote.call('stopLetterWorker', undefined);
     await worker.remote.stop();

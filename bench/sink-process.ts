@@ -9,6 +9,8 @@ import { startCountingSink } from './smtp-sink.ts';
 export type SinkApi = {
   port(arg: undefined): Promise<number>;
   received(arg: undefined): Promise<number>;
+  /** This process' CPU time so far, µs (as the server processes' `counters`). */
+  cpuMicros(arg: undefined): Promise<number>;
   /** Resolves when `count` letters have arrived in all; rejects after `timeoutMs`. */
   waitFor(arg: { count: number; timeoutMs: number }): Promise<void>;
   close(arg: undefined): Promise<void>;
@@ -18,6 +20,10 @@ const sink = await startCountingSink();
 const api: SinkApi = {
   port: async () => sink.port,
   received: async () => sink.received,
+  cpuMicros: async () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  },
   waitFor: ({ count, timeoutMs }) => sink.waitFor(count, timeoutMs),
   async close() {
     setImmediate(async () => {
