@@ -109,6 +109,13 @@ export function tokenReadKeyParts(prefix: string): { session: [string, string]; 
   return { session: keyAround(keys.sessionUid), grant: keyAround((id) => keys.record('Grant', id)) };
 }
 
+/** A site's "last used" (site_used.lua): the person's connected sites key, the site, when. */
+export interface SiteUse {
+  sites: string;
+  clientId: string;
+  at: number;
+}
+
 export interface StoreAdapter {
   /** Pass as oidc-provider's `adapter` configuration. */
   factory: (model: string) => Adapter;
@@ -136,9 +143,11 @@ export interface StoreAdapter {
    * Sends `write` (a write of the caller's own, such as the site's "last
    * used") right before the writes `ctx` collects, in the same tick, so both
    * leave in one round trip, even when they are discarded; at once when `ctx`
-   * collects none.
+   * collects none. With `use` (the site's "last used" that `write` makes),
+   * the write goes inside the collected writes' one script instead, where
+   * they go as one (a single node), and `write` is not called.
    */
-  alongside(ctx: object | undefined, write: () => void): void;
+  alongside(ctx: object | undefined, write: () => void, use?: SiteUse): void;
   /**
    * The answer to give again, when this request presented a refresh token
    * within its reuse leeway (the provider then found no token and said
@@ -378,7 +387,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     | { consume: true; model: string; id: string }
     | { consume: false; model: string; id: string; payload: AdapterPayload; expiresIn: number };
   const batches = new WeakMap<object, Write[]>();
-  const beside = new WeakMap<object, (() => void)[]>();
+  const beside = new WeakMap<object, { write: () => void; use: SiteUse | undefined }[]>();
 
   const runWrite = (op: Write, answer?: object, ctx?: object): Promise<void> =>
     (op.consume ? markConsumed(op.model, op.id, answer, ctx) : write(op.model, op.id, op.payload, op.expiresIn));
@@ -409,7 +418,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   let batchesSincePrune = 0;
 
   /** {@link oneScript}'s batch: token_batch.lua. Same outcomes as the writes one by one, nothing written on a refusal. */
-  async function flushAsOne(ops: Write[], answer: object | undefined, ctx: object): Promise<void> {
+  async function flushAsOne(ops: Write[], answer: object | undefined, ctx: object, use: SiteUse | undefined): Promise<void> {
     const consumed = ops.find((op) => op.consume);
     const saved = ops.filter((op): op is Extract<Write, { consume: false }> => !op.consume);
     const grantId = saved[0]!.payload.grantId!;
@@ -417,7 +426,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     const keep = consumed !== undefined && answer !== undefined && consumed.model === 'RefreshToken' && leewayMs > 0;
     const now = Date.now();
     batchesSincePrune = (batchesSincePrune + 1) % PRUNE_EVERY;
-    const keyList = [record, keep ? keys.answer(record) : record, keys.grantIndex(grantId), keys.grantTombstone(grantId)];
+    const keyList = [record, keep ? keys.answer(record) : record, keys.grantIndex(grantId), keys.grantTombstone(grantId), use ? use.sites : record];
     const argv: (string | number)[] = [
       consumed ? Math.floor(now / 1000) : '',
       keep ? '1' : '0',
@@ -426,6 +435,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       keep && redo.get(ctx) === consumed.id ? '1' : '0',
       now,
       batchesSincePrune === 0 ? '1' : '0',
+      use ? use.clientId : '',
+      use ? use.at : '',
     ];
     for (const op of saved) {
       keyList.push(keys.record(op.model, op.id));
@@ -535,22 +546,26 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       replays.delete(ctx);
       return answer;
     },
-    alongside(ctx, write) {
+    alongside(ctx, write, use) {
       if (!ctx || !batches.has(ctx)) return write();
       const waiting = beside.get(ctx);
-      if (waiting) waiting.push(write);
-      else beside.set(ctx, [write]);
+      if (waiting) waiting.push({ write, use });
+      else beside.set(ctx, [{ write, use }]);
     },
     async flush(ctx, discard = false, answer) {
       const ops = batches.get(ctx) ?? [];
       batches.delete(ctx);
-      for (const write of beside.get(ctx) ?? []) write();
+      const waiting = beside.get(ctx) ?? [];
       beside.delete(ctx);
+      const asOne = !discard && ops.length > 0 && oneScript(ops);
+      // One site use rides inside the script (one command fewer); anything else goes beside it.
+      const folded = asOne ? waiting.find((w) => w.use) : undefined;
+      for (const w of waiting) if (w !== folded) w.write();
       if (discard || ops.length === 0) return undefined;
-      if (oneScript(ops)) {
+      if (asOne) {
         // Nothing is written when the consume is refused: nothing to take back.
         try {
-          await flushAsOne(ops, answer, ctx);
+          await flushAsOne(ops, answer, ctx, folded?.use);
           return undefined;
         } catch (err) {
           if (err instanceof LostToLeeway) return undefined;

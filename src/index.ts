@@ -8,7 +8,7 @@ export type { SignoutNotify } from './plugin.ts';
 export { optionsSchema, resolveOptions } from './options.ts';
 export type { Contact, ContactLookup, Logger, MailTransport, OutgoingMail, ResolvedOptions, SignoutNotifyOptions } from './options.ts';
 export { createStoreAdapter, adapterKeys } from '../adapters/store-adapter.ts';
-export type { ReplayEvent, StoreAdapter, StoreAdapterOptions } from '../adapters/store-adapter.ts';
+export type { ReplayEvent, SiteUse, StoreAdapter, StoreAdapterOptions } from '../adapters/store-adapter.ts';
 export { MemoryStore, RedisStore } from './store/store.ts';
 export { isUnavailable, StoreUnavailableError } from './store/availability.ts';
 export type { Store } from './store/store.ts';

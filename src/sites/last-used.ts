@@ -1,4 +1,5 @@
 import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
+import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../options.ts';
 import { writeThrottle } from '../write-throttle.ts';
 import type { ConnectedSites } from './connected-sites.ts';
@@ -8,7 +9,7 @@ import type { ConnectedSites } from './connected-sites.ts';
  * endpoint's batch), so both leave in one round trip; at once when the
  * request collects none (StoreAdapter.alongside).
  */
-export type Alongside = (ctx: object | undefined, write: () => void) => void;
+export type Alongside = StoreAdapter['alongside'];
 
 /**
  * "Last used" of Connected sites, coarse-grained: at most one write per site
@@ -29,11 +30,12 @@ export function createLastUsed(sites: ConnectedSites, options: { intervalSeconds
       if (clientId === CONSOLE_CLIENT_ID) return;
       if (!throttle.due(`${accountId}\u0000${clientId}`, at)) return;
       // A failed write (Redis away) is tried again after the interval, by the next use.
+      // At the token endpoint on a single node, the write goes inside the endpoint's one script.
       options.alongside(ctx, () => {
         sites.recordUse(accountId, clientId, at).catch((err: Error) => {
           options.logger.warn('last used not recorded', { clientId, reason: err.message });
         });
-      });
+      }, { sites: sites.keys.sites(accountId), clientId, at });
     },
   };
 }

@@ -126,16 +126,25 @@ export const siteStatus = script('site_status', (kv, [sites], [clientId, status,
   return previous;
 });
 
-export const siteUsed = script('site_used', (kv, [sites], [clientId, when]) => {
-  const current = kv.hget(sites!, clientId!);
+/** includes/site_use.lua's step: a site entry it cannot read is left as it is. */
+function recordSiteUse(kv: KV, sites: string, clientId: string, at: number): 0 | 1 {
+  const current = kv.hget(sites, clientId);
   if (current === null) return 0;
-  const site = JSON.parse(current) as Record<string, unknown>;
-  const at = Number(when);
-  if (typeof site.lastUsedAt === 'number' && site.lastUsedAt >= at) return 0;
-  site.lastUsedAt = at;
-  kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
+  let site: unknown;
+  try {
+    site = JSON.parse(current);
+  } catch {
+    return 0;
+  }
+  if (typeof site !== 'object' || site === null) return 0;
+  const entry = site as Record<string, unknown>;
+  if (typeof entry.lastUsedAt === 'number' && entry.lastUsedAt >= at) return 0;
+  entry.lastUsedAt = at;
+  kv.hset(sites, { [clientId]: JSON.stringify(entry) });
   return 1;
-});
+}
+
+export const siteUsed = script('site_used', (kv, [sites], [clientId, when]) => recordSiteUse(kv, sites!, clientId!, Number(when)));
 
 export const senderUpdate = script('sender_update', (kv, [senders], [clientId, muted, ...rest]) => {
   const current = kv.hget(senders!, clientId!);
@@ -377,8 +386,9 @@ export function pairsToObject(pairs: string[]): Record<string, string> {
 }
 
 export const tokenBatch = script('token_batch', (kv, keys, argv) => {
-  const [record, answerKey, index, tombstone] = keys as [string, string, string, string];
-  const [at, keep, answer, keepMs, redo, nowMs, prune] = argv as [string, string, string, string, string, string, string];
+  const [record, answerKey, index, tombstone, sites] = keys as [string, string, string, string, string];
+  const [at, keep, answer, keepMs, redo, nowMs, prune, usedBy, usedAt] = argv as [string, string, string, string, string, string, string, string, string];
+  if (usedBy !== '') recordSiteUse(kv, sites, usedBy, Number(usedAt));
   if (at !== '') {
     if (!kv.exists(record)) return [-1];
     const again = keep === '1' && redo === '1' && kv.exists(answerKey);
@@ -390,9 +400,9 @@ export const tokenBatch = script('token_batch', (kv, keys, argv) => {
   if (kv.exists(tombstone)) return [1];
   const now = Number(nowMs);
   let latest = 0;
-  for (let i = 4; i < keys.length; i += 1) {
-    const payload = argv[7 + (i - 4) * 2]!;
-    const ttl = Number(argv[8 + (i - 4) * 2]);
+  for (let i = 5; i < keys.length; i += 1) {
+    const payload = argv[9 + (i - 5) * 2]!;
+    const ttl = Number(argv[10 + (i - 5) * 2]);
     kv.del(keys[i]!);
     kv.hset(keys[i]!, { p: payload });
     kv.pexpire(keys[i]!, ttl);

@@ -60,11 +60,13 @@ describe(`last used (one write per site and person per ${INTERVAL} s)`, () => {
     expect(counted(await measure(() => oidc.refreshTokenGrant(config, current).then((t) => { current = t.refresh_token!; })))).to.deep.equal(figures);
     expect(await lastUsed(agent)).to.equal(signedIn);
 
-    // Past it: one command more, sent beside the account lookup, in the same round trips.
+    // Past it: on a single node inside the token endpoint's one script (no command more); on a
+    // Cluster one command more, sent beside the account lookup; in the same round trips either way.
     await sleep(INTERVAL * 1000 + 100);
     const from = Date.now();
     const writing = await measure(() => oidc.refreshTokenGrant(config, current));
-    expect(store.singleNode ? writing : { ...writing, commands: figures.commands + 1 }).to.deep.equal({ commands: figures.commands + 1, trips: figures.trips });
+    const withWrite = { commands: store.singleNode ? figures.commands : figures.commands + 1, trips: figures.trips };
+    expect(store.singleNode ? writing : { ...writing, commands: withWrite.commands }).to.deep.equal(withWrite);
     const moved = await lastUsedAfter(agent, from);
     expect(moved).to.be.greaterThan(signedIn).and.at.most(Date.now());
   });

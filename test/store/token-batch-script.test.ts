@@ -24,6 +24,7 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
     const grantIndex = keys.grantIndex('g1');
     const tombstone = keys.grantTombstone('g1');
     const fresh = [keys.record('RefreshToken', 'new-rt'), keys.record('AccessToken', 'new-at')];
+    const sites = `${prefix}account:{p1}:sites`;
 
     before(() => {
       const made = kind.make(prefix);
@@ -39,13 +40,14 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
       await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
     });
 
-    const batch = (o: { at?: string; keep?: boolean; redo?: boolean; prune?: boolean; now?: number; ttls?: number[]; records?: string[] } = {}) => {
+    type BatchOptions = { at?: string; keep?: boolean; redo?: boolean; prune?: boolean; now?: number; ttls?: number[]; records?: string[]; usedBy?: string; usedAt?: number };
+    const batch = (o: BatchOptions = {}) => {
       const now = o.now ?? Date.now();
       const ttls = o.ttls ?? [60_000, 30_000];
-      const argv: (string | number)[] = [o.at ?? '1700000000', o.keep ? '1' : '0', o.keep ? 'sealed-answer' : '', 5000, o.redo ? '1' : '0', now, o.prune ? '1' : '0'];
+      const argv: (string | number)[] = [o.at ?? '1700000000', o.keep ? '1' : '0', o.keep ? 'sealed-answer' : '', 5000, o.redo ? '1' : '0', now, o.prune ? '1' : '0', o.usedBy ?? '', o.usedAt ?? ''];
       const records = o.records ?? fresh;
       records.forEach((_k, i) => argv.push(`{"n":${i}}`, ttls[i]!));
-      return store.run(commands.tokenBatch(), [old, keys.answer(old), grantIndex, tombstone, ...records], argv);
+      return store.run(commands.tokenBatch(), [old, keys.answer(old), grantIndex, tombstone, sites, ...records], argv);
     };
 
     it('consumes the token, keeps the answer, writes the new records with their TTL and indexes them; the index expires with the last', async () => {
@@ -120,6 +122,35 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
       expect(await again(false), 'not asked: kept').to.deep.equal([...stale, ...fresh].sort());
       expect(await again(true), 'asked: dropped').to.deep.equal([stale[0]!, ...fresh].sort());
       await store.del(stale);
+    });
+
+    it('moves the site\'s "last used" first, whatever the writes\' outcome; never creates an entry, never moves it back, leaves an unreadable one alone', async () => {
+      const lastUsed = async () => (JSON.parse((await store.hmget(sites, ['site-a']))[0]!) as { lastUsedAt?: number }).lastUsedAt;
+      await store.run(commands.hset(), [sites], ['site-a', '{"status":"connected","lastUsedAt":1000}']);
+      expect(await batch({ usedBy: 'site-a', usedAt: 2000 })).to.deep.equal([1]);
+      expect(await lastUsed(), 'moved').to.equal(2000);
+      expect(await batch({ usedBy: 'site-a', usedAt: 3000 }) as unknown[], 'consumed already: refused').to.have.property('0', 0);
+      expect(await lastUsed(), 'moved all the same').to.equal(3000);
+      await store.del([old]);
+      expect(await batch({ usedBy: 'site-a', usedAt: 4000 })).to.deep.equal([-1]);
+      expect(await lastUsed(), 'the token gone: moved all the same').to.equal(4000);
+      await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
+      await store.del(fresh);
+      expect(await batch({ usedBy: 'site-a', usedAt: 3500 })).to.deep.equal([1]);
+      expect(await lastUsed(), 'never backwards').to.equal(4000);
+      expect(await store.hgetall(fresh[0]!), 'the writes went through').to.deep.equal({ p: '{"n":0}' });
+      await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
+      expect(await batch({ usedBy: 'site-b', usedAt: 5000 })).to.deep.equal([1]);
+      expect(Object.keys(await store.hgetall(sites)), 'no entry made for a site the person never signed in to').to.deep.equal(['site-a']);
+      expect(JSON.parse((await store.hmget(sites, ['site-a']))[0]!)).to.deep.equal({ status: 'connected', lastUsedAt: 4000 });
+      await store.run(commands.hset(), [sites], ['site-a', '{not json']);
+      await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
+      expect(await batch({ usedBy: 'site-a', usedAt: 6000 }), 'an unreadable entry does not fail the writes').to.deep.equal([1]);
+      expect(await store.hmget(sites, ['site-a'])).to.deep.equal(['{not json']);
+      await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
+      expect(await batch({ usedAt: 7000 }), 'none due').to.deep.equal([1]);
+      expect(await store.hmget(sites, ['site-a'])).to.deep.equal(['{not json']);
+      await store.del([sites]);
     });
   });
 }

@@ -8,7 +8,9 @@
 -- KEYS[2] where the answer of this use is kept for the reuse leeway (used when ARGV[2] is '1')
 -- KEYS[3] grant index (sorted set scored by expiry)
 -- KEYS[4] grant tombstone
--- KEYS[5..] new records, one per payload/ttl pair in ARGV[8..]
+-- KEYS[5] the person's connected sites, for the site's "last used" (used when
+--         ARGV[8] is not '')
+-- KEYS[6..] new records, one per payload/ttl pair in ARGV[10..]
 -- ARGV[1] consumed-at (seconds since the epoch); '' when nothing is consumed
 -- ARGV[2] '1': keep the answer in KEYS[2] (a refresh token, leeway on)
 -- ARGV[3] the answer, sealed with the consumed record's own id
@@ -18,12 +20,20 @@
 -- ARGV[6] now (ms since the epoch)
 -- ARGV[7] '1': also drop the index members that expired (the caller asks for
 --         it on a share of the writes, not on every one)
--- ARGV[8..] payload (JSON), ttl (ms, > 0) of each new record, in KEYS order
+-- ARGV[8] the site's clientId when its "last used" is due (site_used.lua's
+--         step, whatever the outcome below), else ''
+-- ARGV[9] when it was used (ms since the epoch)
+-- ARGV[10..] payload (JSON), ttl (ms, > 0) of each new record, in KEYS order
 -- The index's expiry is the latest of its members' (index_add.lua keeps the
 -- same rule by reading its last member).
 -- Returns, like consume.lua: { 1 } done (the records are written, unless the
 -- grant is revoked), { 0, payload, kept answer or nil } when the record was
 -- consumed already, { -1 } when it no longer exists; in both nothing is written.
+--- @include "site_use"
+-- First: the site used its access whether or not the writes below go through.
+if ARGV[8] ~= '' then
+  recordSiteUse(KEYS[5], ARGV[8], tonumber(ARGV[9]))
+end
 local keep = ARGV[2] == '1'
 if ARGV[1] ~= '' then
   if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -47,8 +57,8 @@ end
 local now = tonumber(ARGV[6])
 local members = {}
 local latest = 0
-for i = 5, #KEYS do
-  local at = 8 + (i - 5) * 2
+for i = 6, #KEYS do
+  local at = 10 + (i - 6) * 2
   -- A whole replace without a DEL first (one call fewer on every token
   -- written): a record saved again drops its consumed mark.
   if redis.call('HSET', KEYS[i], 'p', ARGV[at]) == 0 then
