@@ -90,6 +90,8 @@ export interface ASettings extends CommonSettings {
   letterConcurrency: number;
   /** ioredis `enableAutoPipelining` on A's client (the host's choice; off by default, as in ioredis). */
   autoPipelining: boolean;
+  /** The plugin's `redisTimeoutMs` (its default when absent); under valgrind a command takes longer than the default allows. */
+  redisTimeoutMs?: number;
 }
 
 /** Counts what this process sends to Redis on one ioredis connection: every command, and round trips as the store counts them. */
@@ -188,6 +190,7 @@ export async function startA(settings: ASettings): Promise<ServerA> {
     mail: { transport: mailTransport, from: 'Bench <no-reply@bench.example>' },
     contacts: (accountId) => ({ email: benchEmail(accountId) }),
     logger,
+    ...(settings.redisTimeoutMs ? { redisTimeoutMs: settings.redisTimeoutMs } : {}),
     // Limits out of the way: the benchmark measures the work, not the limiter's refusals.
     notify: {
       perClient: { limit: 1_000_000_000, windowSeconds: 60 },
