@@ -104,7 +104,7 @@ export function report(input: ReportInput): string {
   } = input;
   const { STEAL_LIMIT, MAX_RETRIES, GROWTH_BATCH, SMALL_FILLER, INBOX_PAGE } = input.constants;
   const growthReps = () => input.constants.growthReps;
-  const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, letters: lettersDuringRate });
+  const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, alone: notifyAtRateAlone, letters: lettersDuringRate });
   const lines: string[] = [];
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const loadAfter = loadavg();

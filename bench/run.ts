@@ -517,7 +517,7 @@ let notifyAtRate: Aggregate | undefined;
 let notifyAtRateAlone: Aggregate | undefined;
 /** Letters the worker sent into the sink during the fixed-rate runs, per second, and the cores the worker and the sink kept busy meanwhile. */
 let lettersDuringRate: NonNullable<NotifyAtRate['letters']> | undefined;
-const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, letters: lettersDuringRate });
+const notifyState = (): NotifyAtRate => ({ rate: opts.notifyRate, at: notifyAtRate, alone: notifyAtRateAlone, letters: lettersDuringRate });
 
 /** 5. /api/notify as fast as it goes (the letter worker off: letters only queue). */
 async function notifyOp(): Promise<void> {

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 
 import { adapterKeys } from '../adapters/store-adapter.ts';
 import { createMinter, inParallel, type Minter, type TokenKind } from './mint.ts';
-import { serve } from './rpc.ts';
+import { processCpuMicros, serve } from './rpc.ts';
 import { benchEmail, startA, startB, startC, startD, TTL, type ASettings, type CommonSettings, type CSettings, type DSettings, type FloorRoute, type ServerA, type ServerB } from './servers.ts';
 import { summarizeProfile, type ProfileSummary } from './profile.ts';
 
@@ -112,7 +112,7 @@ function median(values: number[]): number {
 async function counters(): Promise<Counters> {
   if (server.kind !== 'A') {
     const wire = server.wire ? { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName), byScript: Object.fromEntries(server.wire.byScript) } : { commands: 0, roundTrips: 0, byName: {}, byScript: {} };
-    return { store: { commands: 0, roundTrips: 0 }, wire, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage?.size, cpuMicros: cpuMicros() };
+    return { store: { commands: 0, roundTrips: 0 }, wire, warnings: server.logger.warnings, errors: server.logger.errors, entries: server.storage?.size, cpuMicros: processCpuMicros() };
   }
   const { store } = server.plugin;
   return {
@@ -120,13 +120,8 @@ async function counters(): Promise<Counters> {
     wire: { commands: server.wire.commands, roundTrips: server.wire.roundTrips, byName: Object.fromEntries(server.wire.byName), byScript: Object.fromEntries(server.wire.byScript) },
     warnings: server.logger.warnings,
     errors: server.logger.errors,
-    cpuMicros: cpuMicros(),
+    cpuMicros: processCpuMicros(),
   };
-}
-
-function cpuMicros(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
 }
 
 /** Wire commands and round trips of one piece of work (run alone). */

@@ -3,7 +3,7 @@
  * letters the worker sends are taken there, not on the orchestrator's event
  * loop, where the load driver keeps the time requests are due.
  */
-import { serve } from './rpc.ts';
+import { processCpuMicros, serve } from './rpc.ts';
 import { startCountingSink } from './smtp-sink.ts';
 
 export type SinkApi = {
@@ -20,10 +20,7 @@ const sink = await startCountingSink();
 const api: SinkApi = {
   port: async () => sink.port,
   received: async () => sink.received,
-  cpuMicros: async () => {
-    const { user, system } = process.cpuUsage();
-    return user + system;
-  },
+  cpuMicros: async () => processCpuMicros(),
   waitFor: ({ count, timeoutMs }) => sink.waitFor(count, timeoutMs),
   async close() {
     setImmediate(async () => {

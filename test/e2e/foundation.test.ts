@@ -3,7 +3,7 @@ import * as oidc from 'openid-client';
 
 import { Agent } from '../helpers/agent.ts';
 import { keysWithoutTtl } from '../helpers/redis.ts';
-import { discover, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { discover, lettersSettled, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('site-a');
 
@@ -24,8 +24,7 @@ for (const embedded of [false, true]) {
     // Tests here count the store's commands per request: a letter still in hand (the theft notice
     // a reused code queues) would add its claim and done marks to the next test's count.
     beforeEach(async () => {
-      for (let i = 0; i < 100 && (await h.reference.plugin.letters.pending()) > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
-      expect(await h.reference.plugin.letters.pending(), 'letters in hand before the test').to.equal(0);
+      expect(await lettersSettled(h), 'letters in hand before the test').to.equal(0);
     });
 
     it('serves discovery with the session-end, revocation and introspection endpoints', async () => {

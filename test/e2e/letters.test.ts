@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { ParsedMail } from 'mailparser';
 
 import { Agent } from '../helpers/agent.ts';
-import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { discover, lettersSettled, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 const site = siteClient('l-site', { client_name: 'Shop', client_uri: 'https://shop.example' });
@@ -125,8 +125,7 @@ describe('letter delivery: durable queue, retries, outages', () => {
 
       h.reference.plugin.startLetterWorker();
       await h.smtp.waitFor((l) => l.subject === 'Re 4');
-      for (let i = 0; i < 100 && (await h.reference.plugin.letters.pending()) > 0; i += 1) await sleep(50);
-      expect(await h.reference.plugin.letters.pending()).to.equal(0);
+      expect(await lettersSettled(h)).to.equal(0);
       expect(h.smtp.letters.filter((l) => l.headers.has('x-notification-id')).map((l) => l.subject)).to.deep.equal(['Re 4']);
     });
   });

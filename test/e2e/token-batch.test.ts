@@ -22,6 +22,7 @@ import Provider, { type Configuration, type JWK } from 'oidc-provider';
 import { Redis } from 'ioredis';
 
 import { adapterKeys, createSignoutNotify, UNAVAILABLE_EVENT, type SignoutNotify } from '../../src/index.ts';
+import * as commands from '../../src/store/commands.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
 
@@ -155,6 +156,18 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
       expect({ atLeast7: second.cost.commands >= 7, trips: second.cost.trips }).to.deep.equal({ atLeast7: true, trips: 3 });
       expect(first.cost.trips).to.equal(3);
     }
+  });
+
+  it('a refresh goes through when the person\'s site record cannot be read, and "last used" leaves that record as it is', async () => {
+    const { token } = await newChain(provider, 'batch-unreadable');
+    const sites = plugin.sites.keys.sites('batch-unreadable');
+    await plugin.store.run(commands.hset(), [sites], [CLIENT.client_id, '{not json']);
+    const res = await refresh(token);
+    expect(res.status).to.equal(200);
+    expect((await res.json() as { refresh_token: string }).refresh_token).to.be.a('string').and.not.equal(token);
+    // The write beside the batch on a Cluster is not awaited by the answer: a read of the same key comes after it.
+    expect(await plugin.store.hmget(sites, [CLIENT.client_id])).to.deep.equal(['{not json']);
+    await plugin.store.del([sites]);
   });
 
   it('a refresh that throws past the provider writes none of its tokens, but the site\'s "last used" still goes', async () => {

@@ -155,6 +155,16 @@ export async function notifyAs(h: Harness, client: ClientMetadata, message: Reco
 }
 
 /** The error code of a failed openid-client call. */
+/**
+ * Waits until the reference provider has no letter in hand or queued (at most
+ * 5 s), and returns how many are left: its worker's claim and done marks are
+ * store commands, which a test counting a request's commands must not see.
+ */
+export async function lettersSettled(h: Harness): Promise<number> {
+  for (let i = 0; i < 100 && (await h.reference.plugin.letters.pending()) > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+  return h.reference.plugin.letters.pending();
+}
+
 export async function oauthError(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
