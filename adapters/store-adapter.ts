@@ -1,10 +1,13 @@
 import { hash } from 'node:crypto';
 
 import Provider, { errors } from 'oidc-provider';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 
 import * as commands from '../src/store/commands.ts';
+import { decodeMarks, NO_MARKS, unlessEnded, type EndedMarks } from './ended.ts';
+import { proofMatches } from './dpop-proof.ts';
 import { open, seal } from './sealed-answer.ts';
+import { endedKeys } from '../src/store/ended-keys.ts';
 import { keyAround, type Store } from '../src/store/store.ts';
 
 /** Models whose records carry a grantId and die with their grant. */
@@ -56,6 +59,14 @@ export interface ReplayEvent {
   accountId?: string;
 }
 
+/** A refresh's answer given again within the reuse leeway (no token material). */
+export interface AnswerAgainEvent {
+  clientId: string;
+  grantId?: string | undefined;
+  /** Seconds since the rotation whose answer was given again. */
+  ageSeconds: number;
+}
+
 export interface StoreAdapterOptions {
   /**
    * Seconds added to every record's lifetime so that a token the provider
@@ -74,9 +85,20 @@ export interface StoreAdapterOptions {
    * token it was given is unused (the answer never reached it). 0: off.
    * Default 60 (README "Refresh that survives a lost answer"). The answer is
    * kept by `flush()`, so the adapter alone (without the plugin's token
-   * endpoint step, `attach()`) rotates strictly.
+   * endpoint step, `attach()`) rotates strictly. Confidential clients only,
+   * unless {@link publicClientLeeway}.
    */
   refreshReuseLeeway?: number;
+  /**
+   * Also give the leeway to public clients (`token_endpoint_auth_method:
+   * none`), for refresh tokens bound to a DPoP key (RFC 9449) only, and only
+   * to a retry that proves that key with a fresh DPoP proof. A public
+   * client's unbound refresh token proves nothing a thief lacks: it never
+   * gets the leeway. Default false.
+   */
+  publicClientLeeway?: boolean;
+  /** Called each time a refresh's answer is given again within the leeway. */
+  onAnswerAgain?: (event: AnswerAgainEvent, ctx?: object) => void;
   /**
    * Called when a consumed refresh token or authorization code is presented
    * again in a race the provider could not see (two requests at once). The
@@ -96,6 +118,12 @@ export function adapterKeys(prefix: string) {
     grantTombstone: (grantId: string) => `${prefix}Grant:{${grantId}}:revoked`,
     /** A refresh's answer, kept for the reuse leeway beside the refresh token it consumed. */
     answer: (recordKey: string) => `${recordKey}:answer`,
+    /** Recorded when that refresh's new tokens were never written: only then may a retry rotate again. */
+    unwritten: (recordKey: string) => `${recordKey}:unwritten`,
+    /** A site's "ended before" mark (endSiteAccess): hash { grants }. */
+    siteEnded: endedKeys(prefix).site,
+    /** A person's "ended before" mark (endAccountAccess, sign out everywhere): hash { grants, sessions, keep }. */
+    personEnded: endedKeys(prefix).person,
     accountGrants: (accountId: string, clientId: string) => `${prefix}account:{${accountId}}:grants:${clientId}`,
   };
 }
@@ -104,9 +132,14 @@ export function adapterKeys(prefix: string) {
  * token_read builds a token's session and grant keys from its record: it gets
  * their text before and after the id, so the layout stays in adapterKeys alone.
  */
-export function tokenReadKeyParts(prefix: string): { session: [string, string]; grant: [string, string] } {
+export function tokenReadKeyParts(prefix: string): { session: [string, string]; grant: [string, string]; site: [string, string]; person: [string, string] } {
   const keys = adapterKeys(prefix);
-  return { session: keyAround(keys.sessionUid), grant: keyAround((id) => keys.record('Grant', id)) };
+  return {
+    session: keyAround(keys.sessionUid),
+    grant: keyAround((id) => keys.record('Grant', id)),
+    site: keyAround(keys.siteEnded),
+    person: keyAround(keys.personEnded),
+  };
 }
 
 /** A site's "last used" (site_used.lua): the person's connected sites key, the site, when. */
@@ -125,6 +158,22 @@ export interface StoreAdapter {
   grantIds(accountId: string, clientId: string): Promise<string[]>;
   /** Revokes every grant of one account at one client; returns the grant ids. */
   revokeAccountGrants(accountId: string, clientId: string): Promise<string[]>;
+  /**
+   * Ends every grant of the site issued up to now, for every person, in one
+   * write (a mark the reads compare with; nothing is enumerated). Returns the
+   * mark (seconds since the epoch).
+   */
+  endSiteGrants(clientId: string): Promise<number>;
+  /** Ends every grant of the person issued up to now, at every site, in one write. Returns the mark. */
+  endAccountGrants(accountId: string): Promise<number>;
+  /**
+   * Ends every service session of the person signed in up to now, however
+   * many, but the one whose uid is `keep`, in one write: their session-bound
+   * tokens end with them. Returns the mark.
+   */
+  endAccountSessions(accountId: string, keep?: string): Promise<number>;
+  /** The "ended before" marks that apply to a person (and a site). */
+  endedMarks(accountId: string, clientId?: string): Promise<EndedMarks>;
   /**
    * Starts collecting this request's writes (token endpoint): `consume` and
    * `upsert` return at once and are sent together by {@link flush}.
@@ -173,6 +222,7 @@ class LostToLeeway extends Error {}
 export function createStoreAdapter(store: Store, options: StoreAdapterOptions = {}): StoreAdapter {
   const clockTolerance = options.clockTolerance ?? 15;
   const leewayMs = (options.refreshReuseLeeway ?? 60) * 1000;
+  const publicClientLeeway = options.publicClientLeeway ?? false;
   const defaultTtl = options.defaultTtl ?? 14 * 24 * 60 * 60;
   const keys = adapterKeys(store.prefix);
 
@@ -191,12 +241,44 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     return store.hmget(key, ['p', 'c']).then(([p, c]) => (p == null ? undefined : parse(p, c ?? null, id)));
   }
 
+  const { session: sessionKeyParts, grant: grantKeyParts, site: siteKeyParts, person: personKeyParts } = tokenReadKeyParts(store.prefix);
+  const NOT_READ = ['', ''] as const;
+
+  /** The marks of a person (and a site): on a Cluster they live in slots of their own. */
+  function readMarks(accountId: string | undefined, clientId: string | undefined): Promise<EndedMarks> {
+    if (!accountId && !clientId) return Promise.resolve(NO_MARKS);
+    return Promise.all([
+      clientId ? store.hmget(keys.siteEnded(clientId), ['grants']) : undefined,
+      accountId ? store.hmget(keys.personEnded(accountId), ['grants', 'sessions', 'keep']) : undefined,
+    ]).then(([site, person]) => decodeMarks(site, person));
+  }
+
+  /**
+   * A grant or a session, unless a mark ended it: one script on a single
+   * node (record_read), the record then its marks on a Cluster.
+   */
+  function readMarked(model: 'Grant' | 'Session', key: string): Promise<AdapterPayload | undefined> {
+    if (store.singleNode) {
+      const argv = [...(model === 'Grant' ? siteKeyParts : NOT_READ), ...personKeyParts];
+      return store.run(commands.recordRead(), [key], argv).then((reply) => {
+        const [p, c, site, person] = reply as [string?, string?, (string | null)[]?, (string | null)[]?];
+        return p == null ? undefined : unlessEnded(model, parse(p, c ?? null), decodeMarks(site, person));
+      });
+    }
+    return read(key).then((payload) => {
+      if (!payload?.accountId) return payload;
+      return readMarks(payload.accountId as string, model === 'Grant' ? payload.clientId as string | undefined : undefined)
+        .then((marks) => unlessEnded(model, payload, marks));
+    });
+  }
+
   // Every use of a token reads, after the token, its session (session-bound
   // tokens) and its grant, one after the other. Reading them together with
   // the token (one script, on a single node) or as soon as the token is known
   // (two round trips, on a Cluster, where they live in other hash slots)
   // saves round trips; the reads are handed to the provider's next
-  // Session.findByUid / Grant.find in the same request only, once.
+  // Session.findByUid / Grant.find in the same request only, once. The marks
+  // that may have ended them ride along and are applied before the hand-over.
   const prefetched = new WeakMap<object, Map<string, Promise<AdapterPayload | undefined>>>();
 
   function handOver(ctx: object, key: string, pending: Promise<AdapterPayload | undefined>): void {
@@ -208,75 +290,140 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   /** Whether this request goes on to read the token's grant (revocation never does). */
   const readsGrant = (ctx: object) => GRANT_ROUTES.has((ctx as { oidc?: { route?: string } }).oidc?.route ?? '');
 
-  /** Cluster: starts the session and grant reads as soon as the token is known. */
+  /** Cluster: starts the session, grant and mark reads as soon as the token is known. */
   function prefetch(ctx: object, payload: AdapterPayload): void {
-    const start = (key: string) => {
-      const pending = read(key);
+    const session = payload.expiresWithSession && payload.sessionUid ? keys.sessionUid(payload.sessionUid as string) : undefined;
+    const grant = payload.grantId && readsGrant(ctx) ? keys.record('Grant', payload.grantId) : undefined;
+    if (!session && !grant) return;
+    const marks = readMarks(payload.accountId as string | undefined, payload.clientId as string | undefined);
+    const start = (model: 'Grant' | 'Session', key: string) => {
+      const pending = Promise.all([read(key), marks]).then(([record, m]) => unlessEnded(model, record, m));
       pending.catch(() => {}); // a failed read surfaces when the provider asks for it
       handOver(ctx, key, pending);
     };
-    if (payload.expiresWithSession && payload.sessionUid) start(keys.sessionUid(payload.sessionUid));
-    if (payload.grantId && readsGrant(ctx)) start(keys.record('Grant', payload.grantId));
+    if (session) start('Session', session);
+    if (grant) start('Grant', grant);
   }
 
-  const { session: sessionKeyParts, grant: grantKeyParts } = tokenReadKeyParts(store.prefix);
-  const NOT_READ = ['', ''] as const;
-
-  /** Single node: the token, its session and its grant in one script. */
+  /** Single node: the token, its session, its grant and their marks in one script. */
   function readToken(key: string, id: string, ctx: object | undefined): Promise<AdapterPayload | undefined> {
     const withGrant = ctx !== undefined && readsGrant(ctx);
-    const argv = [...(ctx ? sessionKeyParts : NOT_READ), ...(withGrant ? grantKeyParts : NOT_READ)];
+    const argv = ctx
+      ? [...sessionKeyParts, ...(withGrant ? grantKeyParts : NOT_READ), ...siteKeyParts, ...personKeyParts]
+      : [...NOT_READ, ...NOT_READ, ...NOT_READ, ...NOT_READ];
     return store.run(commands.tokenRead(), [key], argv)
-      .then((reply) => fromTokenRead(reply as (string | null)[], id, ctx, withGrant));
+      .then((reply) => fromTokenRead(reply as TokenReadReply, id, ctx, withGrant));
   }
 
-  /** The token's payload; its session and grant are handed on to the same request's next reads. */
-  function fromTokenRead(reply: (string | null)[], id: string, ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined | Promise<AdapterPayload | undefined> {
-    if (reply.length === 0) return undefined;
-    const payload = parse(reply[0]!, reply[1] ?? null, id);
+  type TokenReadReply = [string?, string?, string?, string?, string?, number?, (string | null)[]?, (string | null)[]?];
+
+  /** The token's payload; its session and grant, unless a mark ended them, are handed on to the same request's next reads. */
+  function fromTokenRead(reply: TokenReadReply, id: string, ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined | Promise<AdapterPayload | undefined> {
+    const [p, c, session, grant, answer, unwritten, site, person] = reply;
+    if (p == null) return undefined;
+    const payload = parse(p, c ?? null, id);
     if (ctx && payload.consumed) consumedSources.set(ctx, payload);
-    if (reply[4] != null) return withinLeeway(ctx, id, payload, reply[4]);
+    if (answer != null) return withinLeeway(ctx, id, payload, answer, unwritten === 1);
     if (ctx) {
+      const marks = decodeMarks(site, person);
       if (payload.expiresWithSession && payload.sessionUid) {
-        handOver(ctx, keys.sessionUid(payload.sessionUid), Promise.resolve(reply[2] == null ? undefined : parse(reply[2], null)));
+        handOver(ctx, keys.sessionUid(payload.sessionUid as string), Promise.resolve(unlessEnded('Session', session == null ? undefined : parse(session, null), marks)));
       }
       if (withGrant && payload.grantId) {
-        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(reply[3] == null ? undefined : parse(reply[3], null)));
+        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(unlessEnded('Grant', grant == null ? undefined : parse(grant, null), marks)));
       }
     }
     return payload;
   }
 
-  // Refresh that survives a lost answer: the same client presenting a refresh
-  // token it already rotated, while the one it was given is unused and the
-  // answer is still kept, gets that answer again. Anything else is theft.
+  // Refresh that survives a lost answer (README "Refresh that survives a lost
+  // answer"): the same client presenting a refresh token it already rotated
+  // gets that rotation's answer again, only while every token of that answer
+  // is still live and unused and nothing ended the chain since. Anything else
+  // is theft.
   const replays = new WeakMap<object, object>();
   /** A reused code or refresh token a request presented (see StoreAdapter.consumedSource). */
   const consumedSources = new WeakMap<object, AdapterPayload>();
-  /** Requests rotating again a refresh token whose first rotation's new token was never written. */
+  /** Requests rotating again a refresh token whose first rotation's new tokens were recorded as never written. */
   const redo = new WeakMap<object, string>();
 
-  async function withinLeeway(ctx: object | undefined, id: string, payload: AdapterPayload, sealed: string): Promise<AdapterPayload | undefined> {
-    const oidc = (ctx as { oidc?: { route?: string; client?: { clientId?: string } } } | undefined)?.oidc;
-    // Sender-constrained tokens need their proof checked: the provider does it, on its own path.
-    if (!ctx || oidc?.route !== 'token' || oidc.client?.clientId !== payload.clientId || payload.jkt || payload['x5t#S256']) return payload;
+  type TokenContext = KoaContextWithOIDC | undefined;
+
+  /**
+   * Whether this client may get a rotation's answer again at all: a
+   * confidential client (it authenticated), or, when the host allows it, a
+   * public client whose refresh token is bound to a DPoP key (the retry
+   * proves that key). Certificate-bound tokens never (the certificate is the
+   * provider's to check, on its own path).
+   */
+  function leewayClient(ctx: KoaContextWithOIDC, token: AdapterPayload | { jkt?: unknown; 'x5t#S256'?: unknown }): boolean {
+    if (leewayMs <= 0 || token['x5t#S256']) return false;
+    if (ctx.oidc.client?.clientAuthMethod === 'none') return publicClientLeeway && typeof token.jkt === 'string';
+    return true;
+  }
+
+  /** Whether the rotation this request makes keeps its answer for the leeway. */
+  function keepsAnswer(ctx: object | undefined): boolean {
+    const rotated = (ctx as TokenContext)?.oidc?.entities?.RotatedRefreshToken as { jkt?: unknown; 'x5t#S256'?: unknown } | undefined;
+    return rotated !== undefined && leewayClient(ctx as KoaContextWithOIDC, rotated);
+  }
+
+  /**
+   * Where a kept answer stands now: `over` when its chain ended (its grant
+   * revoked or ended by a mark, its session gone), `redo` when its new tokens
+   * were recorded as never written (the answer never left: a retry may rotate
+   * again), `live` when its refresh token is unused and its access token
+   * still there, else `over` (a token of it was used or revoked).
+   */
+  async function answerStands(payload: AdapterPayload, answer: Record<string, unknown>, unwritten: boolean): Promise<'live' | 'redo' | 'over'> {
+    const session = payload.expiresWithSession && payload.sessionUid ? keys.sessionUid(payload.sessionUid as string) : undefined;
+    const [successor, access, grant, bound] = await Promise.all([
+      store.hmget(keys.record('RefreshToken', answer.refresh_token as string), ['p', 'c']),
+      typeof answer.access_token === 'string' ? store.hmget(keys.record('AccessToken', answer.access_token), ['p']) : [null],
+      payload.grantId ? readMarked('Grant', keys.record('Grant', payload.grantId)) : undefined,
+      session ? readMarked('Session', session) : undefined,
+    ]);
+    const chainLives = grant !== undefined && grant.clientId === payload.clientId
+      && (!session || (bound?.accountId === payload.accountId
+        && (bound?.authorizations as Record<string, { grantId?: string }> | undefined)?.[payload.clientId as string]?.grantId === payload.grantId));
+    if (!chainLives) return 'over';
+    if (unwritten) return 'redo';
+    return successor[0] != null && successor[1] == null && access[0] != null ? 'live' : 'over';
+  }
+
+  async function withinLeeway(ctx: object | undefined, id: string, payload: AdapterPayload, sealed: string, unwritten: boolean): Promise<AdapterPayload | undefined> {
+    const oidc = (ctx as TokenContext)?.oidc;
+    if (!ctx || oidc?.route !== 'token' || oidc.client?.clientId !== payload.clientId) return payload;
+    if (!leewayClient(ctx as KoaContextWithOIDC, payload)) return payload;
+    if (typeof payload.jkt === 'string' && !(await proofMatches(ctx as KoaContextWithOIDC, payload.jkt))) return payload;
     const answer = open(sealed, id);
     if (typeof answer?.refresh_token !== 'string') return payload;
-    const successor = await read(keys.record('RefreshToken', answer.refresh_token), answer.refresh_token);
-    if (!successor) {
-      // Its new token was never written (the write failed with Redis, or was lost in a failover):
-      // the client had nothing to use. The provider rotates again, as if it were the first time.
+    const stands = await answerStands(payload, answer, unwritten);
+    if (stands === 'live') {
+      replays.set(ctx, answer);
+      answeredAgain(ctx, payload);
+      return undefined;
+    }
+    if (stands === 'redo') {
+      // The first rotation's answer never left: whatever of it was written nobody holds.
+      await store.del([keys.record('RefreshToken', answer.refresh_token), ...(typeof answer.access_token === 'string' ? [keys.record('AccessToken', answer.access_token)] : [])]);
       redo.set(ctx, id);
       const { consumed: _consumed, ...fresh } = payload;
       return fresh as AdapterPayload;
     }
-    // The client did get the answer and used it: the old token is stolen.
-    if (successor.consumed) return payload;
-    replays.set(ctx, answer);
-    return undefined;
+    return payload;
   }
 
-  function readOnce(key: string): Promise<AdapterPayload | undefined> {
+  function answeredAgain(ctx: object, payload: AdapterPayload): void {
+    const consumed = typeof payload.consumed === 'number' ? payload.consumed : Math.floor(Date.now() / 1000);
+    options.onAnswerAgain?.({
+      clientId: payload.clientId as string,
+      grantId: payload.grantId,
+      ageSeconds: Math.max(0, Math.floor(Date.now() / 1000) - consumed),
+    }, ctx);
+  }
+
+  function readOnce(key: string, model: 'Grant' | 'Session'): Promise<AdapterPayload | undefined> {
     const ctx = Provider.ctx;
     const reads = ctx && prefetched.get(ctx);
     const pending = reads?.get(key);
@@ -284,7 +431,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       reads!.delete(key);
       return pending;
     }
-    return read(key);
+    return readMarked(model, key);
   }
 
   async function revokeGrant(grantId: string): Promise<void> {
@@ -349,25 +496,27 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
    */
   async function markConsumed(model: string, id: string, answer?: object, ctx?: object): Promise<void> {
     const key = keys.record(model, id);
-    const keep = answer && model === 'RefreshToken' && leewayMs > 0;
+    const keep = answer !== undefined && model === 'RefreshToken' && keepsAnswer(ctx);
     const again = keep && ctx !== undefined && redo.get(ctx) === id ? '1' : '0';
     const reply = (await store.run(
       commands.consume(),
-      keep ? [key, keys.answer(key)] : [key],
+      keep ? [key, keys.answer(key), keys.unwritten(key)] : [key],
       keep ? [Math.floor(Date.now() / 1000), seal(answer, id), leewayMs, again] : [Math.floor(Date.now() / 1000)],
-    )) as [number, string?, string?];
+    )) as ConsumeReply;
     if (reply[0] === 1) return;
     await refused(model, id, reply, ctx);
   }
 
+  type ConsumeReply = [number, string?, string?, number?];
+
   /** A consume that found the record gone (-1) or consumed already (0): the error to answer, the grant revoked. */
-  async function refused(model: string, id: string, reply: [number, string?, string?], ctx?: object): Promise<never> {
+  async function refused(model: string, id: string, reply: ConsumeReply, ctx?: object): Promise<never> {
     if (reply[0] === -1) {
       throw new errors.InvalidGrant(`${model} not found`);
     }
     const payload = JSON.parse(reply[1]!) as AdapterPayload;
     // Lost a race with the same token: within the leeway the winner's answer is this one's too.
-    if (reply[2] && (await withinLeeway(ctx, id, payload, reply[2])) === undefined) {
+    if (reply[2] && (await withinLeeway(ctx, id, { ...payload, consumed: Math.floor(Date.now() / 1000) }, reply[2], reply[3] === 1)) === undefined) {
       throw new LostToLeeway();
     }
     if (payload.grantId) await revokeGrant(payload.grantId);
@@ -423,10 +572,13 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     const saved = ops.filter((op): op is Extract<Write, { consume: false }> => !op.consume);
     const grantId = saved[0]!.payload.grantId!;
     const record = consumed ? keys.record(consumed.model, consumed.id) : keys.grantTombstone(grantId);
-    const keep = consumed !== undefined && answer !== undefined && consumed.model === 'RefreshToken' && leewayMs > 0;
+    const keep = consumed !== undefined && answer !== undefined && consumed.model === 'RefreshToken' && keepsAnswer(ctx);
     const now = Date.now();
     batchesSincePrune = (batchesSincePrune + 1) % PRUNE_EVERY;
-    const keyList = [record, keep ? keys.answer(record) : record, keys.grantIndex(grantId), keys.grantTombstone(grantId), use ? use.sites : record];
+    const keyList = [
+      record, keep ? keys.answer(record) : record, keys.grantIndex(grantId), keys.grantTombstone(grantId),
+      use ? use.sites : record, keep ? keys.unwritten(record) : record,
+    ];
     const argv: (string | number)[] = [
       consumed ? Math.floor(now / 1000) : '',
       keep ? '1' : '0',
@@ -442,10 +594,25 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
       keyList.push(keys.record(op.model, op.id));
       argv.push(JSON.stringify(CREDENTIALS.has(op.model) ? withoutId(op.payload) : op.payload), ttlMs(op.expiresIn));
     }
-    const reply = (await store.run(commands.tokenBatch(), keyList, argv)) as [number, string?, string?];
+    const reply = (await store.run(commands.tokenBatch(), keyList, argv)) as ConsumeReply;
     if (reply[0] === 1) return;
     await refused(consumed!.model, consumed!.id, reply, ctx);
   }
+
+  /**
+   * Writes sent one by one (a Cluster) where the consume went through and
+   * some of the new tokens' writes did not: recorded beside the kept answer,
+   * so that the client's retry within the leeway may rotate again (it holds
+   * nothing usable). Best effort: unrecorded, the retry is treated as a reuse.
+   */
+  async function recordUnwritten(ops: Write[], results: PromiseSettledResult<void>[], answer: object | undefined, ctx: object): Promise<void> {
+    const i = ops.findIndex((op) => op.consume);
+    const op = ops[i];
+    if (!op || results[i]!.status !== 'fulfilled' || answer === undefined || op.model !== 'RefreshToken' || !keepsAnswer(ctx)) return;
+    const key = keys.record(op.model, op.id);
+    await store.run(commands.putTtl(), [keys.unwritten(key)], [leewayMs, 'at', Date.now()]).catch(() => {});
+  }
+
   function collecting(): Write[] | undefined {
     const ctx = Provider.ctx;
     return ctx ? batches.get(ctx) : undefined;
@@ -463,7 +630,9 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const pending = collecting();
+      // A proof's or client assertion's jti (ReplayDetection) is recorded at once: a request
+      // that fails later discards its batch, and a jti it presented must not be usable again.
+      const pending = this.model === 'ReplayDetection' ? undefined : collecting();
       if (pending) {
         pending.push({ consume: false, model: this.model, id, payload, expiresIn });
         return;
@@ -473,7 +642,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
 
     // Not async where it hands on a promise: each extra promise costs on the hot path.
     find(id: string): Promise<AdapterPayload | undefined> {
-      if (this.model === 'Grant') return readOnce(this.key(id));
+      if (this.model === 'Grant') return readOnce(this.key(id), 'Grant');
+      if (this.model === 'Session') return readMarked('Session', this.key(id));
       if (!GRANTABLE.has(this.model)) return read(this.key(id), CREDENTIALS.has(this.model) ? id : undefined);
       const ctx = Provider.ctx;
       if (store.singleNode) return readToken(this.key(id), id, ctx);
@@ -481,15 +651,17 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
         if (payload && ctx) prefetch(ctx, payload);
         if (payload?.consumed && ctx) consumedSources.set(ctx, payload);
         // A consumed refresh token: its answer may still be kept (another round trip, on this rare path only).
-        if (payload?.consumed && this.model === 'RefreshToken' && leewayMs > 0 && (ctx as { oidc?: { route?: string } } | undefined)?.oidc?.route === 'token') {
-          return store.get(keys.answer(this.key(id))).then((sealed) => (sealed ? withinLeeway(ctx, id, payload, sealed) : payload));
+        if (payload?.consumed && this.model === 'RefreshToken' && leewayMs > 0 && (ctx as TokenContext)?.oidc?.route === 'token') {
+          const key = this.key(id);
+          return Promise.all([store.get(keys.answer(key)), store.hmget(keys.unwritten(key), ['at'])])
+            .then(([sealed, [unwritten]]) => (sealed ? withinLeeway(ctx, id, payload, sealed, unwritten != null) : payload));
         }
         return payload;
       });
     }
 
     findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return readOnce(keys.sessionUid(uid));
+      return readOnce(keys.sessionUid(uid), 'Session');
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
@@ -531,10 +703,18 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
     }
   }
 
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const endBefore = (key: string, field: 'grants' | 'sessions', keep = '') =>
+    store.run(commands.endBefore(), [key], [field, nowSeconds(), keep]).then(Number);
+
   return {
     factory: (model: string) => new StoreModelAdapter(model),
     revokeGrant,
     grantIds,
+    endSiteGrants: (clientId) => endBefore(keys.siteEnded(clientId), 'grants'),
+    endAccountGrants: (accountId) => endBefore(keys.personEnded(accountId), 'grants'),
+    endAccountSessions: (accountId, keep) => endBefore(keys.personEnded(accountId), 'sessions', keep),
+    endedMarks: (accountId, clientId) => readMarks(accountId, clientId),
     batch(ctx) {
       batches.set(ctx, []);
     },
@@ -582,6 +762,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
         return undefined;
       }
       if (failed.reason instanceof errors.InvalidGrant) return failed.reason as Error;
+      await recordUnwritten(ops, results, answer, ctx);
       throw failed.reason;
     },
     async revokeAccountGrants(accountId, clientId) {

@@ -1,4 +1,4 @@
-import type { ReplayEvent } from '../adapters/store-adapter.ts';
+import type { AnswerAgainEvent, ReplayEvent } from '../adapters/store-adapter.ts';
 import type { NotificationResult } from './notify/route.ts';
 
 /**
@@ -8,6 +8,12 @@ import type { NotificationResult } from './notify/route.ts';
  * payload names the grant, site and person, never the token.
  */
 export const REPLAY_EVENT = 'signout_notify.replay_detected';
+/**
+ * A refresh's answer was given again within the reuse leeway (README
+ * "Refresh that survives a lost answer"): the site, the grant and how long
+ * after the rotation; never a token.
+ */
+export const REFRESH_REPLAYED_EVENT = 'signout_notify.refresh_replayed';
 /** A request was answered 503 because Redis was unavailable. */
 export const UNAVAILABLE_EVENT = 'signout_notify.unavailable';
 /** POST /api/notify answered 202 (the result, as the site got it). */
@@ -41,6 +47,7 @@ export interface LetterEvent {
  */
 export interface SignoutNotifyEvents {
   [REPLAY_EVENT]: (event: ReplayEvent) => void;
+  [REFRESH_REPLAYED_EVENT]: (event: AnswerAgainEvent) => void;
   [UNAVAILABLE_EVENT]: (event: UnavailableEvent) => void;
   [NOTIFIED_EVENT]: (event: NotifiedEvent) => void;
   [LETTER_EVENT]: (event: LetterEvent) => void;

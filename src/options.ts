@@ -75,6 +75,15 @@ export const optionsSchema = z.object({
    */
   refreshReuseLeeway: z.number().int().min(0).max(300).default(60),
   /**
+   * Also give the reuse leeway to public sites (`token_endpoint_auth_method:
+   * none`), for refresh tokens bound to a DPoP key only (RFC 9449): the retry
+   * must prove that key with a fresh DPoP proof. A public site's unbound
+   * refresh token proves nothing a thief lacks, and never gets the leeway.
+   * Default false: public sites rotate strictly. README "Refresh that
+   * survives a lost answer".
+   */
+  publicClientLeeway: z.boolean().default(false),
+  /**
    * Seconds within which a site's further uses of its access to a person
    * (refresh, code exchange, userinfo, introspection) are not written again
    * as "Last used": at most one write per site and person per interval in

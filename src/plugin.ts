@@ -11,7 +11,7 @@ import { createMailer, type Mailer } from './mail/mailer.ts';
 import { resolveOptions, type ContactLookup, type Logger, type ResolvedOptions, type SignoutNotifyOptions } from './options.ts';
 import { randomBytes } from 'node:crypto';
 import { negotiateLocale } from './i18n/index.ts';
-import { LETTER_EVENT, NOTIFIED_EVENT, UNAVAILABLE_EVENT, type EmitEvent, type SignoutNotifyEventName, type SignoutNotifyEvents } from './events.ts';
+import { LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, UNAVAILABLE_EVENT, type EmitEvent, type SignoutNotifyEventName, type SignoutNotifyEvents } from './events.ts';
 import type { NotificationResult } from './notify/route.ts';
 
 import { withConsoleClient } from './console/console-client.ts';
@@ -111,6 +111,26 @@ export interface SignoutNotify {
   /** Remove access from every connected site; returns the client ids whose access ended. */
   removeAllAccess(accountId: string): Promise<string[]>;
   /**
+   * Ends the site's access for every person at once (its secret leaked, the
+   * site was compromised): every grant of the site issued up to now is over,
+   * with every token of it (introspection `active: false`, refresh
+   * `invalid_grant`, the reuse leeway included). One write, whatever the
+   * number of grants: a mark the token reads compare with. The site gets no
+   * back-channel logout (it may be the attacker's); each person's console
+   * shows it as ended by the service, and their next sign-in there asks for
+   * consent again. Returns when it took effect (ms since the epoch; grants
+   * issued in that second end too).
+   */
+  endSiteAccess(clientId: string): Promise<number>;
+  /**
+   * Ends every grant and every service session of one person, at every site,
+   * at once (the account was taken over, or is being closed): their tokens
+   * die with them, each site the person had a session at gets back-channel
+   * logout, and the next sign-in anywhere starts afresh. Returns when it took
+   * effect (ms since the epoch).
+   */
+  endAccountAccess(accountId: string): Promise<number>;
+  /**
    * An organization admin removes a member: the member's grants at the
    * organization's sites are revoked, back-channel logout is sent, and later
    * sign-ins and refreshes there are refused. Authorization is the caller's
@@ -161,7 +181,12 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     clockTolerance: options.clockTolerance,
     defaultTtl: options.defaultTtl,
     refreshReuseLeeway: options.refreshReuseLeeway,
+    publicClientLeeway: options.publicClientLeeway,
     onReplay: (event, ctx) => report(event, ctx),
+    onAnswerAgain: (event) => {
+      logger.info('refresh answer given again within the reuse leeway', { ...event });
+      emit(REFRESH_REPLAYED_EVENT, event);
+    },
   });
   // The console's own client is answered by the adapter (its redirect URI needs the issuer).
   const adapter: StoreAdapter = { ...storeAdapter, factory: withConsoleClient(storeAdapter.factory, () => provider?.issuer, options.serviceName) };
@@ -259,6 +284,17 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     removeAccess: access.removeAccess,
     removeAllAccess: access.removeAllAccess,
     removeMember: access.removeMember,
+    async endSiteAccess(clientId) {
+      const at = await adapter.endSiteGrants(clientId);
+      logger.warn('every grant of the site ended by the service', { clientId });
+      return at * 1000;
+    },
+    async endAccountAccess(accountId) {
+      const at = await adapter.endAccountGrants(accountId);
+      await sessions.endAll(accountId);
+      logger.warn('every grant and session of the person ended by the service');
+      return at * 1000;
+    },
     configure: (host) => (configured = configureProvider(host, {
       adapter,
       logger,

@@ -46,15 +46,12 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
     return list.map(({ clientIds, ...s }) => ({ ...s, current: s.id === current, sites: clientIds.map((clientId) => ({ clientId, name: named.get(clientId)! })) }));
   }
 
-  /** Ends every session of the person but this one (or this one too); returns how many ended. */
+  /**
+   * Ends every session of the person but this one (or this one too), however
+   * many there are; returns how many of the listed ones ended.
+   */
   async function endMany(ctx: Context, accountId: string, includingThis: boolean): Promise<number> {
-    const current = await currentUid(ctx);
-    const list = await sessions.list(accountId);
-    // This one last: the others are ended while this request still has its session.
-    const order = [...list.filter((s) => s.id !== current), ...(includingThis ? list.filter((s) => s.id === current) : [])];
-    let ended = 0;
-    for (const s of order) if (await sessions.end(accountId, s.id)) ended += 1;
-    return ended;
+    return sessions.endAll(accountId, includingThis ? undefined : await currentUid(ctx));
   }
 
   /* ---------- Pages ---------- */

@@ -64,7 +64,7 @@ export function letterSender(deps: SendLetterDeps) {
       deps.senders.get(job.accountId, job.clientId),
       deps.orgs.mayUse(job.accountId, job.clientId),
     ]);
-    if (site?.status !== 'connected' || !member) return 'not_connected';
+    if (site?.status !== 'connected' || site.endedByServiceAt !== undefined || !member) return 'not_connected';
     if (settings.muted) return 'muted';
     if (settings.categories[job.category] === 'off') return 'category_off';
     if (settings.categories[job.category] !== 'account_and_email') return 'email_off';

@@ -5,6 +5,7 @@ import type { Organizations } from '../orgs/organizations.ts';
 import { randomId } from '../random-pool.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
+import { endedKeys } from '../store/ended-keys.ts';
 import { keyAround, type Store } from '../store/store.ts';
 import { DEFAULT_DELIVERY, type Category } from './categories.ts';
 import { inboxKeys, type InboxEntry } from './inbox.ts';
@@ -18,6 +19,8 @@ export function notifyKeys(p: string, sites: Pick<ConnectedSites, 'keys'>) {
     clientRate: (clientId: string) => `${p}site:{${clientId}}:notify-rate`,
     idempotency: (clientId: string, key: string) => `${p}site:{${clientId}}:idempotency:${hash('sha256', key, 'base64url')}`,
     personRate: (accountId: string, clientId: string) => `${p}account:{${accountId}}:notify-rate:${clientId}`,
+    siteEnded: endedKeys(p).site,
+    personEnded: endedKeys(p).person,
     ...inboxKeys(p),
   };
 }
@@ -55,7 +58,7 @@ export function siteAndPersonSteps(
     const now = Date.now();
     // The entry after its id (`"clientId":...}`): the id may be the one an Idempotency-Key holds.
     const entryTail = JSON.stringify({ clientId, category, title: request.title, body: request.body, url: request.url ?? null, receivedAt: now } satisfies Omit<InboxEntry, 'id'>).slice(1);
-    const siteKeys = [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName];
+    const siteKeys = [keys.subjects(clientId), keys.clientRate(clientId), idempotencyKeyName, keys.siteEnded(clientId)];
     const siteArgs = [request.sub, limits.perClient.limit, limits.perClient.windowSeconds * 1000, keyed ? '1' : '0', randomId(), limits.idempotencySeconds * 1000];
     const personArgs = [limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize, limits.inboxMaxAgeDays * 86_400_000];
     const ofOrganization = deps.orgs.ofClient(clientId).length > 0;
@@ -65,20 +68,20 @@ export function siteAndPersonSteps(
     if (store.singleNode && !ofOrganization) {
       reply = await store.run(commands.notify(), siteKeys, [
         ...siteArgs, personKeyBefore, ...personKeysAfter, after((id) => keys.personRate(id, clientId)), ...inboxKeysAfter,
-        clientId, category, DEFAULT_DELIVERY[category], entryTail, now, ...personArgs,
+        clientId, category, DEFAULT_DELIVERY[category], entryTail, now, ...personArgs, after(keys.personEnded),
       ]) as NotifyReply;
       // The host's contact lookup only for a letter: it can no longer run beside step 2.
       if (reply[3] === 'stored' && reply[4] === 'account_and_email') contact = await deps.contacts(reply[1] as string);
     } else {
       reply = await store.run(commands.notifyClient(), siteKeys, siteArgs) as NotifyReply;
       if (reply[0] === 'ok' && reply[1]) {
-        const [accountId, id] = [reply[1] as string, reply[2]!];
+        const [accountId, id, siteEnded] = [reply[1] as string, reply[2]!, reply[3] as string];
         if (ofOrganization && !(await deps.orgs.mayUse(accountId, clientId))) return { reply: [reply[0], accountId, id, 'not_connected'] as NotifyReply, contact };
         const [person, found] = await Promise.all([
           store.run(
             commands.notifyAccount(),
-            [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId)],
-            [clientId, category, DEFAULT_DELIVERY[category], id, `{"id":"${id}",${entryTail}`, now, ...personArgs],
+            [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId), keys.personEnded(accountId)],
+            [clientId, category, DEFAULT_DELIVERY[category], id, `{"id":"${id}",${entryTail}`, now, ...personArgs, siteEnded],
           ) as Promise<[string, string | number]>,
           deps.contacts(accountId),
         ]);

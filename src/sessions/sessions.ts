@@ -114,6 +114,31 @@ export function createSessions(deps: SessionsDeps) {
     },
 
     /**
+     * Ends every service session of the person, however many (the list
+     * shown is capped; the ending is not: a mark ends every session signed
+     * in up to now, and the tokens bound to them), but the one named `keep`.
+     * Each site the ended sessions signed in to gets back-channel logout.
+     * Returns how many of the sessions the console listed ended.
+     */
+    async endAll(accountId: string, keep?: string): Promise<number> {
+      const listed = Object.keys(await deps.store.hgetall(keys.sessions(accountId))).filter((uid) => uid !== keep);
+      const kept = keep ? await find(accountId, keep) : undefined;
+      await deps.adapter.endAccountSessions(accountId, kept?.uid ?? '');
+      if (listed.length > 0) await deps.store.run(commands.hdel(), [keys.sessions(accountId)], listed);
+      // The kept session's own sign-ins at sites stay.
+      const keptSids = new Set(Object.values(kept?.authorizations ?? {}).map((a) => a.sid).filter((sid): sid is string => sid !== undefined));
+      const sites = await deps.sites.list(accountId);
+      await Promise.all(sites.map(async ({ clientId }) => {
+        const sids = (await deps.sites.sids(accountId, clientId)).filter((sid) => !keptSids.has(sid));
+        if (sids.length === 0) return;
+        await deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], sids);
+        await deps.access.backchannelLogout(accountId, clientId, sids);
+      }));
+      deps.logger.info(keep ? 'the person\'s other service sessions ended' : 'every service session of the person ended', { listed: listed.length });
+      return listed.length;
+    },
+
+    /**
      * Ends one of the person's sessions as /session/end does for it: the
      * grants of its sites that lack offline_access are revoked, the session
      * is destroyed, and each of its sites gets back-channel logout. False

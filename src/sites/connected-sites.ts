@@ -1,4 +1,5 @@
 import * as commands from '../store/commands.ts';
+import { endedKeys } from '../store/ended-keys.ts';
 import type { Store } from '../store/store.ts';
 
 /**
@@ -26,6 +27,13 @@ export interface ConnectedSite {
   accessRemovedAt?: number;
   /** The last time the site used its access (refresh, code exchange, userinfo, introspection), to the minute; absent until it did. */
   lastUsedAt?: number;
+  /**
+   * When the service ended the site's access (the operator's endSiteAccess
+   * or endAccountAccess), if that came after the last sign-in there: the
+   * site has no access and may not write to the person until they sign in
+   * there again (and allow it anew). Absent otherwise.
+   */
+  endedByServiceAt?: number;
 }
 
 export interface SignInRecord {
@@ -76,6 +84,22 @@ function parse(clientId: string, json: string): ConnectedSite {
  */
 export function createConnectedSites(store: Store) {
   const keys = siteKeys(store.prefix);
+  const ended = endedKeys(store.prefix);
+
+  /** The service's endings (seconds) of each site's access for the person, and of all of theirs. */
+  async function endings(accountId: string, clientIds: string[]): Promise<{ person: number; sites: number[] }> {
+    const [person, ...sites] = await Promise.all([
+      store.hmget(ended.person(accountId), ['grants']),
+      ...clientIds.map((clientId) => store.hmget(ended.site(clientId), ['grants'])),
+    ]);
+    return { person: Number(person![0] ?? 0), sites: sites.map(([at]) => Number(at ?? 0)) };
+  }
+
+  /** The site as the person sees it: ended by the service when an ending came at or after the last sign-in (marks are in seconds). */
+  function withEnding(site: ConnectedSite, siteEnded: number, personEnded: number): ConnectedSite {
+    const endedAt = Math.max(siteEnded, personEnded);
+    return endedAt > 0 && Math.floor(site.lastSignInAt / 1000) <= endedAt ? { ...site, endedByServiceAt: endedAt * 1000 } : site;
+  }
 
   return {
     keys,
@@ -95,15 +119,16 @@ export function createConnectedSites(store: Store) {
     },
 
     async get(accountId: string, clientId: string): Promise<ConnectedSite | undefined> {
-      const [json] = await store.hmget(keys.sites(accountId), [clientId]);
-      return json == null ? undefined : parse(clientId, json);
+      const [[json], { person, sites: [siteEnded] }] = await Promise.all([store.hmget(keys.sites(accountId), [clientId]), endings(accountId, [clientId])]);
+      return json == null ? undefined : withEnding(parse(clientId, json), siteEnded!, person);
     },
 
     /** Every site the person signed in to, most recently used first. */
     async list(accountId: string): Promise<ConnectedSite[]> {
-      const all = await store.hgetall(keys.sites(accountId));
-      return Object.entries(all)
-        .map(([clientId, json]) => parse(clientId, json))
+      const all = Object.entries(await store.hgetall(keys.sites(accountId)));
+      const { person, sites } = await endings(accountId, all.map(([clientId]) => clientId));
+      return all
+        .map(([clientId, json], i) => withEnding(parse(clientId, json), sites[i]!, person))
         .sort((a, b) => b.lastSignInAt - a.lastSignInAt || a.clientId.localeCompare(b.clientId));
     },
 

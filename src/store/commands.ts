@@ -12,14 +12,15 @@ export const upsert = script('upsert', (kv, [key], [payload, ttl]) => {
   return 1;
 });
 
-export const consume = script('consume', (kv, [key, answerKey], [at, answer, keepMs, redo]) => {
+export const consume = script('consume', (kv, [key, answerKey, unwrittenKey], [at, answer, keepMs, redo]) => {
   if (!kv.exists(key!)) return [-1];
-  const again = answerKey !== undefined && redo === '1' && kv.exists(answerKey);
+  const again = answerKey !== undefined && redo === '1' && kv.exists(answerKey) && kv.del(unwrittenKey!) === 1;
   if (kv.hsetnx(key!, 'c', at!) || again) {
     if (answerKey !== undefined) kv.set(answerKey, answer!, Number(keepMs));
     return [1];
   }
-  return [0, kv.hget(key!, 'p'), answerKey === undefined ? null : kv.get(answerKey)];
+  if (answerKey === undefined) return [0, kv.hget(key!, 'p'), null, null];
+  return [0, kv.hget(key!, 'p'), kv.get(answerKey), kv.exists(unwrittenKey!) ? 1 : null];
 });
 
 export const guardedUpsert = script('guarded_upsert', (kv, [key, tombstone], [payload, ttl]) => {
@@ -62,27 +63,65 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
 });
 
 
-export const tokenRead = script('token_read', (kv, [record], [sessionBefore, sessionAfter, grantBefore, grantAfter]) => {
+/** What the marks' hashes hold (lua/end_before.lua), as HMGET answers them. */
+function siteMark(kv: KV, key: string): ScriptReply[] {
+  return kv.hmget(key, ['grants']);
+}
+function personMark(kv: KV, key: string): ScriptReply[] {
+  return kv.hmget(key, ['grants', 'sessions', 'keep']);
+}
+
+function parsed(p: string): Record<string, unknown> | undefined {
+  try {
+    const payload = JSON.parse(p) as unknown;
+    return typeof payload === 'object' && payload !== null ? payload as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const tokenRead = script('token_read', (kv, [record], [sessionBefore, sessionAfter, grantBefore, grantAfter, siteBefore, siteAfter, personBefore, personAfter]) => {
   const [p, c] = kv.hmget(record!, ['p', 'c']);
   if (p == null) return [];
   const answer = c == null ? null : kv.get(`${record!}:answer`);
+  const unwritten = answer !== null && kv.exists(`${record!}:unwritten`) ? 1 : null;
   let session: string | null = null;
   let grant: string | null = null;
+  let site: ScriptReply = null;
+  let person: ScriptReply = null;
   if (sessionBefore || grantBefore) {
-    let payload: { expiresWithSession?: unknown; sessionUid?: unknown; grantId?: unknown } | undefined;
-    try {
-      payload = JSON.parse(p) as typeof payload;
-    } catch {
-      payload = undefined;
-    }
+    const payload = parsed(p);
     if (sessionBefore && payload?.expiresWithSession === true && typeof payload.sessionUid === 'string') {
       session = kv.hget(`${sessionBefore}${payload.sessionUid}${sessionAfter}`, 'p');
     }
     if (grantBefore && typeof payload?.grantId === 'string') {
       grant = kv.hget(`${grantBefore}${payload.grantId}${grantAfter}`, 'p');
     }
+    if (siteBefore && (session !== null || grant !== null)) {
+      if (typeof payload?.clientId === 'string') site = siteMark(kv, `${siteBefore}${payload.clientId}${siteAfter}`);
+      if (typeof payload?.accountId === 'string') person = personMark(kv, `${personBefore}${payload.accountId}${personAfter}`);
+    }
   }
-  return [p, c ?? null, session, grant, answer];
+  return [p, c ?? null, session, grant, answer, unwritten, site, person];
+});
+
+export const recordRead = script('record_read', (kv, [record], [siteBefore, siteAfter, personBefore, personAfter]) => {
+  const [p, c] = kv.hmget(record!, ['p', 'c']);
+  if (p == null) return [];
+  const payload = parsed(p);
+  const site = siteBefore && typeof payload?.clientId === 'string' ? siteMark(kv, `${siteBefore}${payload.clientId}${siteAfter}`) : null;
+  const person = typeof payload?.accountId === 'string' ? personMark(kv, `${personBefore}${payload.accountId}${personAfter}`) : null;
+  return [p, c ?? null, site, person];
+});
+
+export const endBefore = script('end_before', (kv, [mark], [field, at, keep]) => {
+  let current = Number(kv.hget(mark!, field!) ?? '0');
+  if (Number(at) > current) {
+    kv.hset(mark!, { [field!]: at! });
+    current = Number(at);
+  }
+  if (field === 'sessions') kv.hset(mark!, { keep: keep! });
+  return current;
 });
 
 export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, now, scopes, sid, sessionExpiresAt]) => {
@@ -185,7 +224,7 @@ function countHit(kv: KV, key: string, limit: string, windowMs: string): [number
 }
 
 /** Twin of lua/includes/notify_site.lua. */
-function notifySite(kv: KV, [subjects, rate, idempotency]: string[], [sub, limit, windowMs, keyed, freshId, keyTtl]: string[]): ScriptReply[] {
+function notifySite(kv: KV, [subjects, rate, idempotency, ended]: string[], [sub, limit, windowMs, keyed, freshId, keyTtl]: string[]): ScriptReply[] {
   const held = keyed === '1' ? kv.get(idempotency!) : null;
   if (held !== null && !held.startsWith('#')) return ['replay', held];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
@@ -193,7 +232,7 @@ function notifySite(kv: KV, [subjects, rate, idempotency]: string[], [sub, limit
   let id = freshId!;
   if (held !== null) id = held.slice(1);
   else if (keyed === '1') kv.set(idempotency!, `#${id}`, Number(keyTtl));
-  return ['ok', kv.hget(subjects!, sub!) ?? '', id];
+  return ['ok', kv.hget(subjects!, sub!) ?? '', id, kv.hget(ended!, 'grants') ?? '0'];
 }
 
 export const notifyClient = script('notify_client', (kv, keys, argv) => notifySite(kv, keys, argv));
@@ -207,9 +246,12 @@ export const notifyAnswer = script('notify_answer', (kv, [key], [answer]) => {
 });
 
 /** Twin of lua/includes/notify_person.lua. */
-function notifyPerson(kv: KV, [sites, senders, rate, order, entries, unread]: string[], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge]: string[]): ScriptReply[] {
-  const site = kv.hget(sites!, clientId!);
-  if (site === null || (JSON.parse(site) as { status?: string }).status !== 'connected') return ['not_connected'];
+function notifyPerson(kv: KV, [sites, senders, rate, order, entries, unread, ended]: string[], [clientId, category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge, siteEnded]: string[]): ScriptReply[] {
+  const json = kv.hget(sites!, clientId!);
+  const site = json === null ? undefined : JSON.parse(json) as { status?: string; lastSignInAt?: unknown };
+  if (site?.status !== 'connected') return ['not_connected'];
+  const endedAt = Math.max(Number(siteEnded) || 0, Number(kv.hget(ended!, 'grants') ?? '0') || 0);
+  if (endedAt > 0 && Math.floor((Number(site.lastSignInAt) || 0) / 1000) <= endedAt) return ['not_connected'];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
   if (left !== undefined) return ['rate', left];
   let delivery = defaultDelivery!;
@@ -232,8 +274,8 @@ export const notify = script('notify', (kv, keys, argv) => {
   if (site[0] !== 'ok' || site[1] === '') return site;
   const [account, id] = [site[1] as string, site[2] as string];
   const [before, ...after] = argv.slice(6, 13);
-  const [clientId, category, defaultDelivery, entryTail, now, limit, windowMs, keep, maxAge] = argv.slice(13);
-  const person = notifyPerson(kv, after.map((a) => `${before}${account}${a}`), [clientId!, category!, defaultDelivery!, id, `{"id":"${id}",${entryTail}`, now!, limit!, windowMs!, keep!, maxAge!]);
+  const [clientId, category, defaultDelivery, entryTail, now, limit, windowMs, keep, maxAge, endedAfter] = argv.slice(13);
+  const person = notifyPerson(kv, [...after, endedAfter!].map((a) => `${before}${account}${a}`), [clientId!, category!, defaultDelivery!, id, `{"id":"${id}",${entryTail}`, now!, limit!, windowMs!, keep!, maxAge!, site[3] as string]);
   // Lua drops a missing detail from the reply: so does the twin.
   return ['ok', account, id, ...person];
 });
@@ -386,23 +428,24 @@ export function pairsToObject(pairs: string[]): Record<string, string> {
 }
 
 export const tokenBatch = script('token_batch', (kv, keys, argv) => {
-  const [record, answerKey, index, tombstone, sites] = keys as [string, string, string, string, string];
+  const [record, answerKey, index, tombstone, sites, unwrittenKey] = keys as [string, string, string, string, string, string];
   const [at, keep, answer, keepMs, redo, nowMs, prune, usedBy, usedAt] = argv as [string, string, string, string, string, string, string, string, string];
   if (usedBy !== '') recordSiteUse(kv, sites, usedBy, Number(usedAt));
   if (at !== '') {
     if (!kv.exists(record)) return [-1];
-    const again = keep === '1' && redo === '1' && kv.exists(answerKey);
+    const again = keep === '1' && redo === '1' && kv.exists(answerKey) && kv.del(unwrittenKey) === 1;
     if (!kv.hsetnx(record, 'c', at) && !again) {
-      return [0, kv.hget(record, 'p'), keep === '1' ? kv.get(answerKey) : null];
+      if (keep !== '1') return [0, kv.hget(record, 'p'), null, null];
+      return [0, kv.hget(record, 'p'), kv.get(answerKey), kv.exists(unwrittenKey) ? 1 : null];
     }
     if (keep === '1') kv.set(answerKey, answer, Number(keepMs));
   }
   if (kv.exists(tombstone)) return [1];
   const now = Number(nowMs);
   let latest = 0;
-  for (let i = 5; i < keys.length; i += 1) {
-    const payload = argv[9 + (i - 5) * 2]!;
-    const ttl = Number(argv[10 + (i - 5) * 2]);
+  for (let i = 6; i < keys.length; i += 1) {
+    const payload = argv[9 + (i - 6) * 2]!;
+    const ttl = Number(argv[10 + (i - 6) * 2]);
     kv.del(keys[i]!);
     kv.hset(keys[i]!, { p: payload });
     kv.pexpire(keys[i]!, ttl);

@@ -84,6 +84,8 @@ describe('operators’ surface of the reference provider (node examples/start.ts
     const config = await discover(h, site);
     const { tokens } = await signIn(h, config, new Agent(), 'ops1@example.com');
     const second = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    // The answer lost: the same refresh again, within the leeway, gets it again.
+    expect((await oidc.refreshTokenGrant(config, tokens.refresh_token!)).refresh_token).to.equal(second.refresh_token);
     await oidc.refreshTokenGrant(config, second.refresh_token!);
     expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('invalid_grant');
     const notify = (category: string) => fetch(`${instance.url}/api/notify`, {
@@ -99,11 +101,11 @@ describe('operators’ surface of the reference provider (node examples/start.ts
     await sleep(200);
 
     const text = await scrape();
-    expect(metric(text, 'osn_http_requests_total', { route: 'token', method: 'POST', status: '200' })).to.equal(3);
+    expect(metric(text, 'osn_http_requests_total', { route: 'token', method: 'POST', status: '200' })).to.equal(4);
     expect(metric(text, 'osn_http_requests_total', { route: 'token', method: 'POST', status: '400' })).to.equal(1);
     expect(metric(text, 'osn_http_requests_total', { route: '/api/notify', status: '202' })).to.equal(3);
-    expect(metric(text, 'osn_http_request_duration_seconds_count', { route: 'token', status: '200' })).to.equal(3);
-    expect(metric(text, 'osn_http_request_duration_seconds_bucket', { route: 'token', status: '200', le: '+Inf' })).to.equal(3);
+    expect(metric(text, 'osn_http_request_duration_seconds_count', { route: 'token', status: '200' })).to.equal(4);
+    expect(metric(text, 'osn_http_request_duration_seconds_bucket', { route: 'token', status: '200', le: '+Inf' })).to.equal(4);
     expect(metric(text, 'osn_notifications_total', { result: 'email' })).to.equal(1);
     expect(metric(text, 'osn_notifications_total', { result: 'in_app' })).to.equal(1);
     expect(metric(text, 'osn_notifications_total', { result: 'category_off' })).to.equal(1);
@@ -111,6 +113,7 @@ describe('operators’ surface of the reference provider (node examples/start.ts
     expect(metric(text, 'osn_letters_total', { outcome: 'sent' })).to.equal(2);
     expect(metric(text, 'osn_letter_queue_depth')).to.equal(0);
     expect(metric(text, 'osn_refresh_reuse_detected_total', { model: 'RefreshToken' })).to.equal(1);
+    expect(metric(text, 'osn_refresh_replayed_total', { client: site.client_id })).to.equal(1);
     expect(text).to.not.include(tokens.refresh_token!);
   });
 

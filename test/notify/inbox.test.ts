@@ -83,8 +83,8 @@ for (const kind of ['redis', 'memory'] as const) {
         const entry = JSON.stringify({ id, clientId: 'site', category: 'product', title: id, body: 'b', url: null, receivedAt: at });
         const reply = await store.run(
           commands.notifyAccount(),
-          [sites.keys.sites('same-ms'), senders.keys.senders('same-ms'), `${store.prefix}rate:{same-ms}`, keys.order('same-ms'), keys.entries('same-ms'), keys.unread('same-ms')],
-          ['site', 'product', 'account', id, entry, at, 100, 60_000, 1000, 86_400_000],
+          [sites.keys.sites('same-ms'), senders.keys.senders('same-ms'), `${store.prefix}rate:{same-ms}`, keys.order('same-ms'), keys.entries('same-ms'), keys.unread('same-ms'), `${store.prefix}account:{same-ms}:ended`],
+          ['site', 'product', 'account', id, entry, at, 100, 60_000, 1000, 86_400_000, '0'],
         );
         expect(reply).to.deep.equal(['stored', 'account']);
       }

@@ -36,7 +36,7 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
       await done();
     });
     beforeEach(async () => {
-      await store.del([old, keys.answer(old), grantIndex, tombstone, ...fresh]);
+      await store.del([old, keys.answer(old), keys.unwritten(old), grantIndex, tombstone, ...fresh]);
       await store.run(commands.upsert(), [old], ['{"grantId":"g1"}', 60_000]);
     });
 
@@ -47,7 +47,7 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
       const argv: (string | number)[] = [o.at ?? '1700000000', o.keep ? '1' : '0', o.keep ? 'sealed-answer' : '', 5000, o.redo ? '1' : '0', now, o.prune ? '1' : '0', o.usedBy ?? '', o.usedAt ?? ''];
       const records = o.records ?? fresh;
       records.forEach((_k, i) => argv.push(`{"n":${i}}`, ttls[i]!));
-      return store.run(commands.tokenBatch(), [old, keys.answer(old), grantIndex, tombstone, sites, ...records], argv);
+      return store.run(commands.tokenBatch(), [old, keys.answer(old), grantIndex, tombstone, sites, keys.unwritten(old), ...records], argv);
     };
 
     it('consumes the token, keeps the answer, writes the new records with their TTL and indexes them; the index expires with the last', async () => {
@@ -66,8 +66,10 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
     it('a token consumed already: its payload and kept answer, and nothing written', async () => {
       expect(await batch({ keep: true })).to.deep.equal([1]);
       await store.del(fresh);
-      expect(await batch({ keep: true })).to.deep.equal([0, '{"grantId":"g1"}', 'sealed-answer']);
-      expect(await batch({ keep: false })).to.deep.equal([0, '{"grantId":"g1"}', null]);
+      expect(await batch({ keep: true })).to.deep.equal([0, '{"grantId":"g1"}', 'sealed-answer', null]);
+      expect(await batch({ keep: false })).to.deep.equal([0, '{"grantId":"g1"}', null, null]);
+      await store.run(commands.putTtl(), [keys.unwritten(old)], [5000, 'at', 1]);
+      expect(await batch({ keep: true }), 'with its new tokens recorded as never written').to.deep.equal([0, '{"grantId":"g1"}', 'sealed-answer', 1]);
       for (const key of fresh) expect(await store.hgetall(key)).to.deep.equal({});
     });
 
@@ -79,13 +81,20 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'redis cluster')) {
       expect(await store.zentries(grantIndex)).to.deep.equal([]);
     });
 
-    it('a redo (first rotation\'s new token never written) takes the first use\'s place while its answer is kept', async () => {
+    it('a redo takes the first use\'s place only while its new tokens are recorded as never written and its answer is kept, once', async () => {
       expect(await batch({ keep: true })).to.deep.equal([1]);
       await store.del(fresh);
+      expect((await batch({ keep: true, redo: true }) as unknown[])[0], 'not recorded as never written (e.g. revoked): a replay').to.equal(0);
+      await store.run(commands.putTtl(), [keys.unwritten(old)], [5000, 'at', 1]);
       expect(await batch({ keep: true, redo: true })).to.deep.equal([1]);
       expect(await store.hgetall(fresh[0]!)).to.deep.equal({ p: '{"n":0}' });
-      await store.del([keys.answer(old), ...fresh]);
+      expect(await store.hgetall(keys.unwritten(old)), 'the record is used up').to.deep.equal({});
+      await store.del(fresh);
+      expect((await batch({ keep: true, redo: true }) as unknown[])[0], 'a second redo: a replay').to.equal(0);
+      await store.run(commands.putTtl(), [keys.unwritten(old)], [5000, 'at', 1]);
+      await store.del([keys.answer(old)]);
       expect((await batch({ keep: true, redo: true }) as unknown[])[0], 'no kept answer: a replay').to.equal(0);
+      await store.del([keys.unwritten(old)]);
     });
 
     it('under a revoked grant: consumes, writes no record and no index', async () => {

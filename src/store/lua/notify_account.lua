@@ -7,6 +7,7 @@
 -- KEYS[4] inbox order (sorted set: id scored by receivedAt ms, made unique)
 -- KEYS[5] inbox entries (hash: id -> JSON)
 -- KEYS[6] unread ids (sorted set, scored like the inbox)
+-- KEYS[7] the person's "ended before" mark (hash { grants, sessions, keep })
 -- ARGV[1] clientId
 -- ARGV[2] category
 -- ARGV[3] default delivery of that category
@@ -16,8 +17,9 @@
 -- ARGV[7] rate limit, ARGV[8] rate window (ms)
 -- ARGV[9] most entries an inbox keeps (the oldest go first)
 -- ARGV[10] how long entries are kept (ms); the inbox keys expire that long after the last message
+-- ARGV[11] the site's "ended before" mark (seconds; '0' none), as notify_client read it
 -- Returns { 'not_connected' } | { 'rate', retryAfterMs } | { 'skip', reason } | { 'stored', delivery }.
 --- @include "count_hit"
 --- @include "inbox_add"
 --- @include "notify_person"
-return notifyPerson(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+return notifyPerson(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11])

@@ -7,13 +7,14 @@
 -- KEYS[3] the Idempotency-Key's record (string with TTL); a key of the site's
 --         slot even when the request carries none (Cluster: every key of a
 --         script shares its hash tag), then untouched
+-- KEYS[4] the site's "ended before" mark (hash { grants }; endSiteAccess)
 -- ARGV[1] sub
 -- ARGV[2] rate limit (requests per window)
 -- ARGV[3] rate window (ms)
 -- ARGV[4] '1' when the request carries an Idempotency-Key, else '0'
 -- ARGV[5] a fresh notification id
 -- ARGV[6] how long the key's record lives (ms)
--- Returns { 'replay', answerJSON } | { 'rate', retryAfterMs } | { 'ok', accountId or '', id }.
+-- Returns { 'replay', answerJSON } | { 'rate', retryAfterMs } | { 'ok', accountId or '', id, site ended }.
 --- @include "count_hit"
 --- @include "notify_site"
-return notifySite(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+return notifySite(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])

@@ -10,13 +10,16 @@
 -- KEYS[4] grant tombstone
 -- KEYS[5] the person's connected sites, for the site's "last used" (used when
 --         ARGV[8] is not '')
--- KEYS[6..] new records, one per payload/ttl pair in ARGV[10..]
+-- KEYS[6] the record that an earlier use's new tokens were never written
+--         (consume.lua's KEYS[3]; used when ARGV[5] is '1')
+-- KEYS[7..] new records, one per payload/ttl pair in ARGV[10..]
 -- ARGV[1] consumed-at (seconds since the epoch); '' when nothing is consumed
 -- ARGV[2] '1': keep the answer in KEYS[2] (a refresh token, leeway on)
 -- ARGV[3] the answer, sealed with the consumed record's own id
 -- ARGV[4] how long it is kept (ms): the leeway
--- ARGV[5] '1' when a use already consumed it but its new refresh token was
---         never written (a failed write): this use takes its place
+-- ARGV[5] '1' when a use already consumed it but its new tokens were never
+--         written (a failed write, recorded in KEYS[6]): this use takes its
+--         place, once
 -- ARGV[6] now (ms since the epoch)
 -- ARGV[7] '1': also drop the index members that expired (the caller asks for
 --         it on a share of the writes, not on every one)
@@ -27,8 +30,9 @@
 -- The index's expiry is the latest of its members' (index_add.lua keeps the
 -- same rule by reading its last member).
 -- Returns, like consume.lua: { 1 } done (the records are written, unless the
--- grant is revoked), { 0, payload, kept answer or nil } when the record was
--- consumed already, { -1 } when it no longer exists; in both nothing is written.
+-- grant is revoked), { 0, payload, kept answer or nil, unwritten } when the
+-- record was consumed already, { -1 } when it no longer exists; in both
+-- nothing is written.
 --- @include "site_use"
 -- First: the site used its access whether or not the writes below go through.
 if ARGV[8] ~= '' then
@@ -39,13 +43,14 @@ if ARGV[1] ~= '' then
   if redis.call('EXISTS', KEYS[1]) == 0 then
     return { -1 }
   end
-  local again = keep and ARGV[5] == '1' and redis.call('EXISTS', KEYS[2]) == 1
+  local again = keep and ARGV[5] == '1' and redis.call('EXISTS', KEYS[2]) == 1 and redis.call('DEL', KEYS[6]) == 1
   if redis.call('HSETNX', KEYS[1], 'c', ARGV[1]) == 0 and not again then
-    local kept = false
+    local kept, unwritten = false, false
     if keep then
       kept = redis.call('GET', KEYS[2])
+      unwritten = redis.call('EXISTS', KEYS[6]) == 1
     end
-    return { 0, redis.call('HGET', KEYS[1], 'p'), kept }
+    return { 0, redis.call('HGET', KEYS[1], 'p'), kept, unwritten }
   end
   if keep then
     redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
@@ -57,8 +62,8 @@ end
 local now = tonumber(ARGV[6])
 local members = {}
 local latest = 0
-for i = 6, #KEYS do
-  local at = 10 + (i - 6) * 2
+for i = 7, #KEYS do
+  local at = 10 + (i - 7) * 2
   -- A whole replace without a DEL first (one call fewer on every token
   -- written): a record saved again drops its consumed mark.
   if redis.call('HSET', KEYS[i], 'p', ARGV[at]) == 0 then
