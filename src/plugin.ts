@@ -28,6 +28,7 @@ import { routeMatcher } from './provider/paths.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
 import { batchTokenWrites } from './provider/token-batch.ts';
 import { reportReplay, watchReuse } from './provider/reuse.ts';
+import { warnOfInsecureCookies } from './provider/secure-cookies.ts';
 import { unavailableAs503 } from './http/unavailable.ts';
 import { createSiteAccess, type BlockResult, type RemoveAccessResult, type RemoveMemberResult, type UnblockResult } from './sites/access.ts';
 import { createLastUsed } from './sites/last-used.ts';
@@ -307,6 +308,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     })),
     attach(target) {
       checkMail(target.issuer);
+      warnOfInsecureCookies(target, logger);
       provider = target;
       // Outermost of all steps, routes the host mounted before attach() included
       // (Koa composes provider.middleware when the server starts).

@@ -83,7 +83,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
           ...common,
           upstreams: upstreams.clients.list.map((u) => {
             const link = links.find((l) => l.upstream === u.id);
-            return { id: u.id, name: u.name, link: link && { label: link.email ?? link.name, linkedAt: link.linkedAt, lastUsedAt: link.lastUsedAt } };
+            return { id: u.id, name: u.name, link: link && { label: link.verifiedEmail ?? link.name, linkedAt: link.linkedAt, lastUsedAt: link.lastUsedAt } };
           }),
         }),
         formAction: upstreams.clients.formTargets(),

@@ -16,9 +16,22 @@ export interface Operations {
   registry: Registry;
   /** Readiness answers 503 from now on (shutdown: the load balancer stops sending). */
   draining(): void;
-  /** Whether Redis and the queue answer now, each within the plugin's redisTimeoutMs. */
-  ready(): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'failed' | 'draining'> }>;
+  /**
+   * Whether Redis and the queue answered, each within the plugin's
+   * redisTimeoutMs, in a check at most READY_MAX_AGE_MS old; one check at a
+   * time, however many ask.
+   */
+  ready(): Promise<Readiness>;
 }
+
+type Readiness = { ready: boolean; checks: Record<string, 'ok' | 'failed' | 'draining'> };
+
+/**
+ * How long one readiness check answers /readyz. A load balancer, or anyone,
+ * may hit /readyz at any rate: each check is a Redis read and BullMQ's
+ * counts, so hits within this time share one.
+ */
+export const READY_MAX_AGE_MS = 1000;
 
 const within = <T>(ms: number, work: Promise<T>) => Promise.race([
   work,
@@ -64,15 +77,28 @@ export function createOperations(plugin: SignoutNotify, options: { metricsOnPubl
   options.redis?.on('error', () => redisErrors.inc());
 
   let isDraining = false;
-  async function ready(): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'failed' | 'draining'> }> {
-    if (isDraining) return { ready: false, checks: { shutdown: 'draining' } };
+  async function check(): Promise<Readiness> {
     const bound = plugin.options.redisTimeoutMs;
-    const check = (work: Promise<unknown>) => within(bound, work).then(() => 'ok' as const, () => 'failed' as const);
+    const answers = (work: Promise<unknown>) => within(bound, work).then(() => 'ok' as const, () => 'failed' as const);
     const [redis, queue] = await Promise.all([
-      check(plugin.store.get(`${plugin.store.prefix}readyz`)),
-      check(plugin.letters.pending()),
+      answers(plugin.store.get(`${plugin.store.prefix}readyz`)),
+      answers(plugin.letters.pending()),
     ]);
     return { ready: redis === 'ok' && queue === 'ok', checks: { redis, queue } };
+  }
+
+  // The latest check: hits join it while it runs, and take its answer until it is READY_MAX_AGE_MS old.
+  // A check that outlasts that (Redis slow or gone) is still the only one.
+  let last: { startedAt: number; answer: Promise<Readiness>; settled: boolean } | undefined;
+  function ready(): Promise<Readiness> {
+    if (isDraining) return Promise.resolve({ ready: false, checks: { shutdown: 'draining' } });
+    if (last === undefined || (last.settled && Date.now() - last.startedAt >= READY_MAX_AGE_MS)) {
+      const current = { startedAt: Date.now(), answer: check(), settled: false };
+      const settle = () => { current.settled = true; };
+      current.answer.then(settle, settle);
+      last = current;
+    }
+    return last.answer;
   }
 
   const middleware: Middleware = async (ctx, next) => {

@@ -167,6 +167,13 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
   if (!e.SMTP_URL && !loopback && e.MAIL_OUTBOX !== 'log') {
     throw new ConfigurationError(`environment: SMTP_URL: required for the issuer ${issuer} (letters hold sign-in codes); set MAIL_OUTBOX=log to print them to the log instead`);
   }
+  // This server speaks plain HTTP: for an https issuer, TLS ends at a proxy
+  // in front, and oidc-provider marks cookies Secure only when it trusts that
+  // proxy's X-Forwarded-Proto. An issuer on loopback is development.
+  const trustProxy = trustProxyFrom(e.TRUST_PROXY);
+  if (new URL(issuer).protocol === 'https:' && !loopback && trustProxy === false) {
+    throw new ConfigurationError(`environment: TRUST_PROXY: required for the https issuer ${issuer}: this server speaks plain HTTP, so TLS ends at a proxy in front, and without trusting it cookies go out without Secure; set the number of proxies, or their addresses`);
+  }
   // A development issuer on localhost talks to sites on localhost; anything
   // else must say which private hosts it trusts.
   const privateHosts = e.ALLOW_PRIVATE_FETCH_HOSTS !== undefined
@@ -186,7 +193,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
     mailFrom: e.MAIL_FROM,
     jwks,
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
-    trustProxy: trustProxyFrom(e.TRUST_PROXY),
+    trustProxy,
     serviceName: e.SERVICE_NAME,
     keyPrefix: e.KEY_PREFIX,
     ...(e.REDIS_TIMEOUT_MS ? { plugin: { redisTimeoutMs: e.REDIS_TIMEOUT_MS } } : {}),

@@ -62,8 +62,8 @@ async function accountFor(deps: Deps, upstream: Upstream, identity: UpstreamIden
     }
     await deps.links.forget(upstream.id, identity.sub, linked);
   }
-  const account = identity.emailVerified && identity.email
-    ? await deps.accounts.findOrCreate(identity.email, { locale, name: identity.name })
+  const account = identity.verifiedEmail
+    ? await deps.accounts.findOrCreate(identity.verifiedEmail, { locale, name: identity.name })
     : await deps.accounts.create({ name: identity.name, locale });
   const result = await deps.links.link(account.accountId, upstream.id, identity);
   // Two first sign-ins at once: the one that linked first wins.

@@ -21,9 +21,12 @@ export interface Upstream {
 /** What an upstream said about the person, after every check. */
 export interface UpstreamIdentity {
   sub: string;
-  email?: string | undefined;
-  /** True only when the upstream said `email_verified: true`. */
-  emailVerified: boolean;
+  /**
+   * The address, only when the source that gave it (the ID token, else
+   * UserInfo) said `email_verified: true` with it. An unverified address is
+   * dropped here: never matched, stored or shown.
+   */
+  verifiedEmail?: string | undefined;
   name?: string | undefined;
 }
 
@@ -31,8 +34,8 @@ export interface UpstreamIdentity {
 export interface UpstreamLink {
   upstream: string;
   sub: string;
-  /** What the upstream said when linked, to show the person which account it is. */
-  email?: string | undefined;
+  /** What the upstream said when linked, to show the person which account it is: a verified address only. */
+  verifiedEmail?: string | undefined;
   name?: string | undefined;
   linkedAt: number;
   lastUsedAt?: number | undefined;
@@ -194,19 +197,23 @@ export function createUpstreams(list: Upstream[], issuer: string) {
         throw new UpstreamError('reauth', 'the upstream did not authenticate the person again');
       }
       let info: Record<string, unknown> = claims;
+      // The address comes with the email_verified of its own source: an ID
+      // token's `email_verified: true` vouches for no address UserInfo gives.
+      let address: Record<string, unknown> = claims;
       if (claims.email === undefined && tokens.access_token) {
         try {
-          info = { ...(await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)), ...claims };
+          address = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
         } catch (err) {
           throw new UpstreamError('failed', `userinfo: ${(err as { code?: string }).code ?? 'error'}`);
         }
+        info = { ...address, ...claims };
       }
-      const email = typeof info.email === 'string' && info.email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(info.email) ? info.email : undefined;
+      const { email } = address;
+      const verifiedEmail = address.email_verified === true && typeof email === 'string' && email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email) ? email : undefined;
       const name = typeof info.name === 'string' ? info.name : typeof info.preferred_username === 'string' ? info.preferred_username : undefined;
       return {
         sub: claims.sub,
-        ...(email ? { email } : {}),
-        emailVerified: email !== undefined && info.email_verified === true,
+        ...(verifiedEmail ? { verifiedEmail } : {}),
         ...(name ? { name: name.slice(0, 100) } : {}),
       };
     },
@@ -229,7 +236,11 @@ export function createUpstreamLinks(store: Store) {
 
   async function list(accountId: string): Promise<UpstreamLink[]> {
     const all = await store.hgetall(methodKeys(p, accountId).upstreams);
-    return Object.entries(all).map(([upstream, raw]) => ({ ...(JSON.parse(raw) as Omit<UpstreamLink, 'upstream'>), upstream }));
+    return Object.entries(all).map(([upstream, raw]) => {
+      // Only the fields of a link: one made before verifiedEmail kept an `email` whether or not it was verified.
+      const { sub, verifiedEmail, name, linkedAt, lastUsedAt } = JSON.parse(raw) as Omit<UpstreamLink, 'upstream'>;
+      return { upstream, sub, linkedAt, ...(verifiedEmail ? { verifiedEmail } : {}), ...(name ? { name } : {}), ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
+    });
   }
 
   return {
@@ -265,7 +276,7 @@ export function createUpstreamLinks(store: Store) {
       const now = Date.now();
       const link: Omit<UpstreamLink, 'upstream'> = {
         sub: identity.sub, linkedAt: now, lastUsedAt: now,
-        ...(identity.email ? { email: identity.email } : {}), ...(identity.name ? { name: identity.name } : {}),
+        ...(identity.verifiedEmail ? { verifiedEmail: identity.verifiedEmail } : {}), ...(identity.name ? { name: identity.name } : {}),
       };
       if ((await store.run(commands.hsetnx(), [methodKeys(p, accountId).upstreams], [upstream, JSON.stringify(link)])) === 1) return 'linked';
       const [existing] = await store.hmget(methodKeys(p, accountId).upstreams, [upstream]);

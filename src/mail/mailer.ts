@@ -1,9 +1,11 @@
 import nodemailer from 'nodemailer';
 
 import type { MailTransport, ResolvedOptions } from '../options.ts';
+import { encodedWords, literalDisplayName } from './encoded-words.ts';
 
 export interface Letter {
   to: string;
+  /** As the reader sees it; always sent as encoded-words, so a site's text decodes once, to itself. */
   subject: string;
   text: string;
   html?: string;
@@ -47,8 +49,12 @@ export function createMailer(mail: ResolvedOptions['mail']): Mailer {
   return {
     development: false,
     async send(letter) {
-      const { fromName, ...rest } = letter;
-      await sender.sendMail({ ...rest, from: fromName ? { name: fromName, address: fromAddress } : mail.from });
+      const { fromName, subject, ...rest } = letter;
+      await sender.sendMail({
+        ...rest,
+        subject: encodedWords(subject, 'Q'),
+        from: fromName ? { name: literalDisplayName(fromName), address: fromAddress } : mail.from,
+      });
     },
     async close() {
       ownTransport?.close();

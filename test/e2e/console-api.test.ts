@@ -68,24 +68,71 @@ describe('console JSON API', () => {
     }
   });
 
-  it('refuses every state-changing route from another origin (403), and leaves things as they were', async () => {
+  // Every route of the JSON API that changes something (README "The person's console": no CSRF token, the origin check instead).
+  const CHANGES: [string, string, unknown?][] = [
+    ['POST', '/sites/c-shop/block'], ['POST', '/sites/c-shop/unblock'], ['PUT', '/senders/c-shop', { muted: true }],
+    ['POST', '/inbox/x/read'], ['DELETE', '/inbox/x'], ['DELETE', '/orgs/o/members/a'],
+    ['POST', '/sites/c-shop/remove-access'], ['POST', '/remove-access'],
+    ['DELETE', '/sessions/x'], ['POST', '/sessions/end-others'], ['POST', '/sessions/end-all'],
+  ];
+
+  /** What a change would have touched: the sites' states, the sender settings and the sessions. */
+  async function state(agent: Agent) {
+    return [(await api(agent, 'GET', '/sites')).body, (await api(agent, 'GET', '/senders')).body, ((await api(agent, 'GET', '/sessions')).body as Json[]).length];
+  }
+
+  it('refuses every state-changing route from another origin, or without Origin and Sec-Fetch-Site (403), and leaves things as they were', async () => {
     const { agent } = await person('origin@example.com');
-    const routes: [string, string, unknown?][] = [
-      ['POST', '/sites/c-shop/block'], ['POST', '/sites/c-shop/unblock'], ['PUT', '/senders/c-shop', { muted: true }],
-      ['POST', '/inbox/x/read'], ['DELETE', '/inbox/x'], ['DELETE', '/orgs/o/members/a'],
+    const before = await state(agent);
+    const refusedHeaders: Record<string, string>[] = [
+      { origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, {},
+      // A sandboxed frame or a data: page sends `Origin: null`; Sec-Fetch-Site wins over an Origin that matches.
+      { origin: 'null' }, { 'sec-fetch-site': 'none' }, { 'sec-fetch-site': 'cross-site', origin: h.issuer },
+      { origin: h.issuer.replace('http:', 'https:') },
     ];
-    const refusedHeaders: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, {}];
     for (const headers of refusedHeaders) {
-      for (const [method, path, body] of routes) {
+      for (const [method, path, body] of CHANGES) {
         const res = await api(agent, method, path, body, headers);
-        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).to.equal(403);
-        expect(res.body).to.deep.equal({ error: 'invalid_request', error_description: 'cross-origin request refused' });
+        expect({ route: `${method} ${path} ${JSON.stringify(headers)}`, status: res.status, body: res.body }).to.deep.equal({
+          route: `${method} ${path} ${JSON.stringify(headers)}`, status: 403, body: { error: 'invalid_request', error_description: 'cross-origin request refused' },
+        });
       }
     }
-    const senders = (await api(agent, 'GET', '/senders')).body as Json[];
-    expect(senders.map((s) => s.muted)).to.deep.equal([false, false]);
+    expect(await state(agent)).to.deep.equal(before);
     // The browser's own same-origin request passes.
     expect((await api(agent, 'PUT', '/senders/c-shop', { muted: true }, { 'sec-fetch-site': 'same-origin' })).status).to.equal(200);
+  });
+
+  it('refuses what a page elsewhere can send without asking (a form or text/plain body, no preflight) before reading it', async () => {
+    const { agent } = await person('simple@example.com');
+    const before = await state(agent);
+    const bodies: [string, string][] = [['application/x-www-form-urlencoded', 'muted=true'], ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="muted"\r\n\r\ntrue\r\n--x--\r\n'], ['text/plain', '{"muted":true}']];
+    for (const [type, body] of bodies) {
+      for (const [method, path] of CHANGES) {
+        for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, {}] as Record<string, string>[]) {
+          const res = await api(agent, method, path, body, { 'content-type': type, ...headers });
+          expect({ route: `${method} ${path} ${type} ${JSON.stringify(headers)}`, status: res.status }).to.deep.equal({ route: `${method} ${path} ${type} ${JSON.stringify(headers)}`, status: 403 });
+        }
+      }
+    }
+    expect(await state(agent)).to.deep.equal(before);
+    // From the service's own page, such a body is no JSON: 400, nothing changed.
+    const own = await api(agent, 'PUT', '/senders/c-shop', '{"muted":true}', { 'content-type': 'text/plain', origin: h.issuer });
+    expect({ status: own.status, body: own.body }).to.deep.equal({ status: 400, body: { error: 'invalid_request', error_description: 'content type must be application/json' } });
+    expect(await state(agent)).to.deep.equal(before);
+  });
+
+  it('changes nothing on a GET or HEAD of a route that changes (404 no such route, from any origin)', async () => {
+    const { agent } = await person('get-changes@example.com');
+    const before = await state(agent);
+    for (const [method, path] of CHANGES) {
+      for (const read of ['GET', 'HEAD']) {
+        const res = await api(agent, read, path, undefined, { origin: 'https://evil.example' });
+        const want = read === 'GET' ? { error: 'not_found', error_description: 'no such route' } : undefined;
+        expect({ route: `${read} ${path} (${method})`, status: res.status, body: res.body }).to.deep.equal({ route: `${read} ${path} (${method})`, status: 404, body: want });
+      }
+    }
+    expect(await state(agent)).to.deep.equal(before);
   });
 
   it('lists connected sites with what they may do', async () => {

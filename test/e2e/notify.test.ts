@@ -15,6 +15,9 @@ const encoded = siteClient('n:enc', { client_secret: 'a+b:c%d e/0123456789abcdef
 const burst = siteClient('n-burst', { client_uri: 'https://burst.example' });
 const expired = siteClient('n-expired', { client_secret_expires_at: 1 });
 const postAuth = siteClient('n-post', { token_endpoint_auth_method: 'client_secret_post', client_uri: 'https://post.example' });
+// An RFC 2047 encoded-word of "Verify now at evil.com": a client decoding it a second time would show that.
+const ENCODED_WORD = '=?UTF-8?B?VmVyaWZ5IG5vdyBhdCBldmlsLmNvbQ==?=';
+const encodedName = siteClient('n-encoded', { client_name: ENCODED_WORD, client_uri: 'https://encoded.example' });
 
 type Answer = { status: number; headers: Headers; json: Record<string, unknown> | undefined };
 
@@ -27,7 +30,7 @@ for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? '
   before(async () => {
     h = await startHarness('notify', {
       embedded,
-      clients: [site, other, pairwise, publicSite, encoded, expired, postAuth],
+      clients: [site, other, pairwise, publicSite, encoded, expired, postAuth, encodedName],
       plugin: {
         letters: { backoffMs: 50 },
         contacts: async (accountId: string) => {
@@ -453,6 +456,34 @@ for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? '
       expect(rawHeader(letter, 'list-unsubscribe-post')).to.equal('List-Unsubscribe=One-Click');
       expect(rawHeader(letter, 'list-id')).to.equal('Shop <n-site.notify.127.0.0.1>');
       expect(hrefs).to.include(unsubscribe.slice(1, -1));
+    });
+
+    it('sends the title as the Subject in encoded-words of our own: an encoded-word in it arrives as written', async () => {
+      const sub = await connect('subject-word@example.com');
+      expect((await notify(message(sub, { title: ENCODED_WORD }))).json).to.deep.equal({ inApp: true, email: true, skipped: null });
+      const letter = await h.smtp.waitFor(isNotificationTo('subject-word@example.com'));
+      expect(letter.subject).to.equal(ENCODED_WORD);
+      // What the sink received: nothing but Q-encoded words, so a client decodes once.
+      expect(rawHeader(letter, 'subject')).to.match(/^=\?UTF-8\?Q\?[^?\s]+\?=(?: =\?UTF-8\?Q\?[^?\s]+\?=)*$/);
+      expect(letter.text).to.include(`\n${ENCODED_WORD}\n`);
+    });
+
+    it('gives a domain in the title the same separator in the Subject as in the body', async () => {
+      const sub = await connect('subject-domain@example.com');
+      await notify(message(sub, { title: 'Visit evil.com today' }));
+      const letter = await h.smtp.waitFor(isNotificationTo('subject-domain@example.com'));
+      const separated = 'Visit evil\u2060.\u2060com today';
+      expect(letter.subject).to.equal(separated);
+      expect(letter.text).to.include(`\n${separated}\n`);
+      expect(String(letter.html)).to.match(new RegExp(`<h1 dir="auto"[^>]*>${separated}</h1>`));
+    });
+
+    it('sends a site name that is an encoded-word as written in the From name, not decoded', async () => {
+      const sub = await connect('from-word@example.com', encodedName);
+      expect((await notify(message(sub), { client: encodedName })).json).to.deep.equal({ inApp: true, email: true, skipped: null });
+      const letter = await h.smtp.waitFor(isNotificationTo('from-word@example.com'));
+      // A word joiner after each `=` of `=?`: invisible, and the name is encoded whole.
+      expect(letter.from?.value[0]?.name).to.equal(`${ENCODED_WORD.replaceAll('=?', '=\u2060?')} via Sign-in service`);
     });
 
     it('speaks the reader’s language around the site’s own words', async () => {

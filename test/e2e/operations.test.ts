@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 
+import { READY_MAX_AGE_MS } from '../../examples/reference/operations.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { asHarness, startInstance, type Instance } from '../helpers/instance.ts';
 import { discover, oauthError, signIn, siteClient } from '../helpers/reference.ts';
@@ -119,6 +120,8 @@ describe('operators’ surface of the reference provider (node examples/start.ts
 
   it('readiness answers 503 within the bound while Redis is down (health stays 200), and ready again once it is back; Redis errors are counted', async function () {
     this.timeout(30_000);
+    // No answer of an earlier check is left to give.
+    await sleep(READY_MAX_AGE_MS);
     await redis.kill('SIGKILL');
     const started = Date.now();
     const ready = await fetch(`${instance.url}/readyz`);
@@ -146,6 +149,38 @@ describe('operators’ surface of the reference provider (node examples/start.ts
       again = (await fetch(`${instance.url}/readyz`)).status;
     }
     expect(again).to.equal(200);
+  });
+
+  it('/readyz checks once for many hits at once, and again once that answer is older than READY_MAX_AGE_MS', async function () {
+    this.timeout(30_000);
+    // Every readiness check reads this key: the owned Redis's MONITOR counts the checks.
+    const monitor = await client.monitor();
+    const reads: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'get' && (args[1] === `${prefix}readyz` || args[1] === 'readyz-test-marker')) reads.push(args[1]);
+    });
+    /** The checks so far: a marker read after them shows that MONITOR has passed them all on. */
+    const checks = async () => {
+      await client.get('readyz-test-marker');
+      for (let i = 0; i < 100 && !reads.includes('readyz-test-marker'); i += 1) await sleep(20);
+      const count = reads.filter((k) => k !== 'readyz-test-marker').length;
+      reads.splice(0, reads.length, ...reads.filter((k) => k !== 'readyz-test-marker'));
+      return count;
+    };
+    try {
+      await sleep(READY_MAX_AGE_MS);
+      const answers = await Promise.all(Array.from({ length: 40 }, async () => {
+        const res = await fetch(`${instance.url}/readyz`);
+        return [res.status, await res.json()];
+      }));
+      expect(answers).to.deep.equal(Array.from({ length: 40 }, () => [200, { status: 'ready', checks: { redis: 'ok', queue: 'ok' } }]));
+      expect(await checks()).to.equal(1);
+      await sleep(READY_MAX_AGE_MS);
+      expect((await fetch(`${instance.url}/readyz`)).status).to.equal(200);
+      expect(await checks()).to.equal(2);
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it('SIGTERM: no new connection, the request in flight and the letter in hand are finished, Redis is closed, exit 0 within the bound', async function () {

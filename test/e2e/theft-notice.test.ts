@@ -16,11 +16,14 @@ describe('theft notice: the person is told when a refresh token is reused', () =
   let site: ReturnType<typeof siteClient>;
   let config: oidc.Configuration;
   const SITE = 'Northwind Shop';
+  // An RFC 2047 encoded-word of "Verify now at evil.com" as a site's name.
+  const ENCODED_WORD = '=?UTF-8?B?VmVyaWZ5IG5vdyBhdCBldmlsLmNvbQ==?=';
+  const encodedSite = siteClient('theft-encoded', { client_name: ENCODED_WORD });
 
   before(async () => {
     receiver = await startReceiver();
     site = siteClient('theft-site', { client_name: SITE, backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
-    h = await startHarness('theft', { clients: [site], allowPrivateFetchHosts: ['127.0.0.1'] });
+    h = await startHarness('theft', { clients: [site, encodedSite], allowPrivateFetchHosts: ['127.0.0.1'] });
     config = await discover(h, site);
   });
   after(async () => {
@@ -36,11 +39,11 @@ describe('theft notice: the person is told when a refresh token is reused', () =
   const noticesTo = (email: string, subject: string) => h.smtp.letters.filter((l) => JSON.stringify(l.to).includes(email) && l.subject === subject);
 
   /** Signs in, refreshes twice (the site got its answers), then the old token comes back: theft. */
-  async function steal(agent: Agent, email: string) {
-    const { tokens } = await signIn(h, config, agent, email);
-    const first = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-    const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
-    expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('invalid_grant');
+  async function steal(agent: Agent, email: string, at = config) {
+    const { tokens } = await signIn(h, at, agent, email);
+    const first = await oidc.refreshTokenGrant(at, tokens.refresh_token!);
+    const second = await oidc.refreshTokenGrant(at, first.refresh_token!);
+    expect(await oauthError(oidc.refreshTokenGrant(at, tokens.refresh_token!))).to.equal('invalid_grant');
     return { tokens, second };
   }
 
@@ -97,6 +100,13 @@ describe('theft notice: the person is told when a refresh token is reused', () =
     await h.smtp.waitFor((l) => l.subject === subject && JSON.stringify(l.to).includes(email));
     const items = await inbox(agent);
     expect(items.map((i) => [i.from, i.category])).to.deep.equal([['service', 'security']]);
+  });
+
+  it('names a site whose name is an encoded-word as written in the Subject, not decoded', async () => {
+    const email = 'encoded-thief@example.com';
+    await steal(new Agent(), email, await discover(h, encodedSite));
+    const letter = await h.smtp.waitFor((l) => JSON.stringify(l.to).includes(email) && !/\b\d{6}\b/.test(l.subject ?? ''));
+    expect(letter.subject).to.equal(t('en', 'theft.subject', { siteName: ENCODED_WORD, serviceName: 'Sign-in service' }));
   });
 
   it('a second reuse at the same site within the window gives no second letter and no second entry', async () => {

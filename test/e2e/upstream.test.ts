@@ -146,7 +146,7 @@ describe('social sign-in through an upstream OpenID Connect provider (openid-cli
     expect(account, 'the account of the verified address').to.not.equal(undefined);
     expect(claims).to.include({ sub: account!.accountId, email: 'bea@up.example', email_verified: true });
     const links = await linksOf(account!.accountId);
-    expect(links.map((l) => [l.upstream, l.sub, l.email])).to.deep.equal([[UPSTREAM.id, 'bella', 'Bea@Up.example']]);
+    expect(links.map((l) => [l.upstream, l.sub, l.verifiedEmail])).to.deep.equal([[UPSTREAM.id, 'bella', 'Bea@Up.example']]);
     // The next sign-in through the upstream finds the account by its link.
     const again = await signInThroughUpstream(new Agent(), 'bella');
     expect(claimsOf(again.tokens).sub).to.equal(account!.accountId);
@@ -154,7 +154,7 @@ describe('social sign-in through an upstream OpenID Connect provider (openid-cli
 
   async function linksOf(accountId: string) {
     const raw = await h.redis!.hgetall(`${h.prefix}account:{${accountId}}:upstreams`);
-    return Object.entries(raw).map(([upstream, json]) => ({ upstream, ...(JSON.parse(json) as { sub: string; email?: string }) }));
+    return Object.entries(raw).map(([upstream, json]) => ({ upstream, ...(JSON.parse(json) as { sub: string; verifiedEmail?: string; name?: string }) }));
   }
 
   it('links by verified address: the upstream says email_verified true for an address that has an account, and that account signs in', async () => {
@@ -180,6 +180,10 @@ describe('social sign-in through an upstream OpenID Connect provider (openid-cli
     expect(stranger).to.include({ name: 'Not Dora' });
     expect(stranger).to.not.have.property('email');
     expect((await h.reference.accounts.findByEmail('dora@example.com'))!.accountId).to.equal(claimsOf(first.tokens).sub);
+    // Nor is it kept with the link, or shown: the console names the upstream account by its name.
+    const [link] = await linksOf(String(claims.sub));
+    expect(link).to.deep.include({ upstream: UPSTREAM.id, sub: 'dora-up', name: 'Not Dora' });
+    expect(JSON.stringify(await h.redis!.hgetall(`${h.prefix}account:{${String(claims.sub)}}:upstreams`))).to.not.include('dora@example.com');
 
     const letters = h.smtp.letters.length;
     const answer = await notifyAs(h, site, { sub: claims.sub, category: 'transactional', title: 'Your order shipped', body: 'It arrives on Tuesday.' });
@@ -188,6 +192,46 @@ describe('social sign-in through an upstream OpenID Connect provider (openid-cli
     expect(inbox!.items.map((i) => i.title)).to.deep.equal(['Your order shipped']);
     await new Promise((r) => setTimeout(r, 200));
     expect(h.smtp.letters.length).to.equal(letters);
+  });
+
+  it('takes an address only with the email_verified of its own source: an ID token\'s vouches for no address UserInfo gives', async () => {
+    const agent = new Agent();
+    const ivy = await signIn(h, config, agent, 'ivy@example.com');
+    // The ID token says email_verified true without an address; UserInfo gives Ivy's address, unverified or unsaid.
+    for (const [sub, userinfo] of [['ivy-up-1', { email_verified: false }], ['ivy-up-2', {}]] as const) {
+      upstream.people.set(sub, { email: 'ivy@example.com', ...userinfo, name: 'Not Ivy', idToken: { email_verified: true } });
+      const { tokens } = await signInThroughUpstream(new Agent(), sub);
+      const claims = claimsOf(tokens);
+      expect(claims.sub, sub).to.not.equal(claimsOf(ivy.tokens).sub);
+      expect(claims).to.not.have.property('email');
+      expect(await h.reference.accounts.get(String(claims.sub))).to.not.have.property('email');
+      expect((await linksOf(String(claims.sub))).map((l) => [l.sub, l.verifiedEmail])).to.deep.equal([[sub, undefined]]);
+    }
+    expect(await linksOf(String(claimsOf(ivy.tokens).sub))).to.deep.equal([]);
+
+    // An ID token with its own verified address: that one, not UserInfo's.
+    upstream.people.set('jay-up', { email: 'ivy@example.com', email_verified: true, idToken: { email: 'jay@up.example', email_verified: true } });
+    const jay = claimsOf((await signInThroughUpstream(new Agent(), 'jay-up')).tokens);
+    expect(jay).to.include({ sub: (await h.reference.accounts.findByEmail('jay@up.example'))!.accountId, email: 'jay@up.example', email_verified: true });
+    // An ID token's unverified address is not made good by UserInfo's email_verified.
+    upstream.people.set('kai-up', { email: 'ivy@example.com', email_verified: true, idToken: { email: 'ivy@example.com', email_verified: false } });
+    const kai = claimsOf((await signInThroughUpstream(new Agent(), 'kai-up')).tokens);
+    expect(kai.sub).to.not.equal(claimsOf(ivy.tokens).sub);
+    expect(kai).to.not.have.property('email');
+  });
+
+  it('links an upstream account with an unverified address from the console without keeping or showing the address', async () => {
+    const agent = new Agent();
+    await signIn(h, config, agent, 'lou@example.com');
+    const page = await openConsole(agent);
+    upstream.people.set('lou-up', { email: 'lou.unverified@up.example', email_verified: false, name: 'Lou Up' });
+    const back = await upstreamLogin(agent, await agent.follow(await post(agent, page, `/console/linked-accounts/${UPSTREAM.id}/link`)), 'lou-up');
+    expect(back.url).to.equal(`${h.issuer}/console?done=upstream_linked#notice`);
+    expect(back.body).to.include('Lou Up').and.not.include('lou.unverified@up.example');
+    const lou = (await h.reference.accounts.findByEmail('lou@example.com'))!.accountId;
+    const links = await linksOf(lou);
+    expect(links.map((l) => Object.keys(l).sort())).to.deep.equal([['lastUsedAt', 'linkedAt', 'name', 'sub', 'upstream']]);
+    expect(links[0]).to.deep.include({ upstream: UPSTREAM.id, sub: 'lou-up', name: 'Lou Up' });
   });
 
   it('lists linked accounts in the console and unlinks one, but never the last way in', async () => {

@@ -18,6 +18,8 @@ export interface UpstreamPerson {
   email?: string;
   email_verified?: boolean;
   name?: string;
+  /** Claims its ID tokens carry; the others come from UserInfo only (none but `sub` in the ID token by default). */
+  idToken?: { email?: string; email_verified?: boolean; name?: string };
 }
 
 export interface TestUpstream {
@@ -69,7 +71,14 @@ export async function startTestUpstream(opts: { redirectUri: string; clientId?: 
       grant_types: ['authorization_code'],
       response_types: ['code'],
     } as ClientMetadata],
-    findAccount: (_ctx, sub) => (people.has(sub) ? { accountId: sub, claims: () => ({ sub, ...people.get(sub) }) } : undefined),
+    findAccount: (_ctx, sub) => {
+      const person = people.get(sub);
+      if (!person) return undefined;
+      const { idToken, ...userinfo } = person;
+      return { accountId: sub, claims: (use: string) => (use === 'id_token' ? { sub, ...idToken } : { sub, ...userinfo }) };
+    },
+    // The ID token carries what the person's `idToken` says, UserInfo the rest (two sources, as at real upstreams).
+    conformIdTokenClaims: false,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

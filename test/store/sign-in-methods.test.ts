@@ -8,7 +8,9 @@ import { expect } from 'chai';
 
 import { createAccounts } from '../../examples/reference/accounts.ts';
 import { CHALLENGE_TTL_MS, createPasskeys, type Passkey } from '../../examples/reference/passkeys.ts';
+import { methodKeys } from '../../examples/reference/sign-in-methods.ts';
 import { createUpstreamLinks, STATE_TTL_MS } from '../../examples/reference/upstreams.ts';
+import * as commands from '../../src/store/commands.ts';
 import { keysWithoutTtl, STORE_KINDS, uniquePrefix } from '../helpers/redis.ts';
 
 const passkey = (id: string, extra: Partial<Passkey> = {}): Passkey => ({
@@ -66,7 +68,7 @@ for (const kind of STORE_KINDS) {
       await passkeys.add(lone.accountId, passkey('only'));
       expect(await passkeys.remove(lone.accountId, 'only')).to.deep.equal({ refused: 'last' });
       expect(await passkeys.remove(lone.accountId, 'other')).to.deep.equal({ refused: 'missing' });
-      expect(await links.link(lone.accountId, 'social', { sub: 'lone-sub', emailVerified: false })).to.equal('linked');
+      expect(await links.link(lone.accountId, 'social', { sub: 'lone-sub' })).to.equal('linked');
       expect(await passkeys.remove(lone.accountId, 'only')).to.have.property('removed');
       expect(await passkeys.find('only'), 'its owner lookup is gone').to.equal(undefined);
       expect(await links.unlink(lone.accountId, 'social')).to.deep.equal({ refused: 'last' });
@@ -79,23 +81,26 @@ for (const kind of STORE_KINDS) {
     it('links an upstream account to one account only, one per upstream, and unlinks it', async () => {
       const dee = await accounts.findOrCreate('dee@example.com');
       const eli = await accounts.findOrCreate('eli@example.com');
-      expect(await links.link(dee.accountId, 'social', { sub: 's-1', email: 'dee@up.example', emailVerified: true, name: 'Dee' })).to.equal('linked');
-      expect(await links.link(dee.accountId, 'social', { sub: 's-1', emailVerified: true }), 'again').to.equal('linked');
-      expect(await links.link(eli.accountId, 'social', { sub: 's-1', emailVerified: true })).to.equal('taken');
-      expect(await links.link(dee.accountId, 'social', { sub: 's-2', emailVerified: true })).to.equal('exists');
+      expect(await links.link(dee.accountId, 'social', { sub: 's-1', verifiedEmail: 'dee@up.example', name: 'Dee' })).to.equal('linked');
+      expect(await links.link(dee.accountId, 'social', { sub: 's-1' }), 'again').to.equal('linked');
+      expect(await links.link(eli.accountId, 'social', { sub: 's-1' })).to.equal('taken');
+      expect(await links.link(dee.accountId, 'social', { sub: 's-2' })).to.equal('exists');
       expect(await links.owner('social', 's-2'), 'a refused link leaves no lookup').to.equal(null);
-      expect(await links.link(dee.accountId, 'other', { sub: 's-1', emailVerified: true }), 'another upstream, the same sub').to.equal('linked');
+      expect(await links.link(dee.accountId, 'other', { sub: 's-1' }), 'another upstream, the same sub').to.equal('linked');
       await links.used(dee.accountId, 'social');
       const [social] = (await links.list(dee.accountId)).filter((l) => l.upstream === 'social');
-      expect(social).to.include({ sub: 's-1', email: 'dee@up.example', name: 'Dee' });
+      expect(social).to.include({ sub: 's-1', verifiedEmail: 'dee@up.example', name: 'Dee' });
       expect(social!.lastUsedAt).to.be.at.least(social!.linkedAt);
 
       expect(await links.unlink(dee.accountId, 'social')).to.have.property('removed');
       expect(await links.owner('social', 's-1')).to.equal(null);
-      expect(await links.link(eli.accountId, 'social', { sub: 's-1', emailVerified: true }), 'free again').to.equal('linked');
+      expect(await links.link(eli.accountId, 'social', { sub: 's-1' }), 'free again').to.equal('linked');
       // A stale link is forgotten only by the account it pointed to.
       await links.forget('social', 's-1', dee.accountId);
       expect(await links.owner('social', 's-1')).to.equal(eli.accountId);
+      // A link made before verifiedEmail kept the upstream's `email`, verified or not: it is not read.
+      await made.store.run(commands.hset(), [methodKeys(made.store.prefix, eli.accountId).upstreams], ['older', JSON.stringify({ sub: 's-9', email: 'unverified@up.example', linkedAt: 1 })]);
+      expect((await links.list(eli.accountId)).find((l) => l.upstream === 'older')).to.deep.equal({ upstream: 'older', sub: 's-9', linkedAt: 1 });
     });
 
     it('hands out a challenge or an upstream state once, and both expire', async () => {
@@ -121,7 +126,7 @@ for (const kind of STORE_KINDS) {
     it('keeps only the account, its passkeys and links, and their lookups without a TTL; no credential id or sub in a key', async () => {
       const fay = await accounts.create({ name: 'Fay' });
       await passkeys.add(fay.accountId, passkey('fay-key'));
-      await links.link(fay.accountId, 'social', { sub: 'fay-sub', emailVerified: false });
+      await links.link(fay.accountId, 'social', { sub: 'fay-sub' });
       const persistent = await keysWithoutTtl(made.store);
       expect(persistent).to.have.length(5);
       for (const key of persistent) expect(PERSISTENT.some((re) => re.test(key)), key).to.equal(true);

@@ -1,4 +1,5 @@
 import { t } from '../../src/i18n/index.ts';
+import { encodedWords } from '../../src/mail/encoded-words.ts';
 import type { Locale } from '../../src/i18n/index.ts';
 import { fillHtml, html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
@@ -89,21 +90,6 @@ function href(value: string, field: string, protocols: readonly string[]): strin
   return parsed.href;
 }
 
-/** RFC 2047 encoded-words (UTF-8, base64), each at most 75 characters, split between code points. */
-function encodedWords(s: string): string {
-  const words: string[] = [];
-  let chunk = '';
-  for (const ch of s) {
-    if (Buffer.byteLength(chunk + ch, 'utf8') > 45) { // 45 bytes -> 60 base64 chars + 12 = 72
-      words.push(chunk);
-      chunk = '';
-    }
-    chunk += ch;
-  }
-  if (chunk) words.push(chunk);
-  return words.map((w) => `=?UTF-8?B?${Buffer.from(w, 'utf8').toString('base64')}?=`).join(' ');
-}
-
 // RFC 5322 atext: a phrase made of these and spaces needs no quoting.
 const ATOMS = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~ ]+$/;
 
@@ -130,7 +116,7 @@ function listId(siteName: string, clientId: string, issuerHost: string): string 
   const phrase = [...cleanName(siteName.replace(/["\\]/g, ''))].slice(0, 100).join('').trim();
   if (phrase === '') return id;
   // `=?` in plain atoms would read as an encoded-word: encode those too.
-  return ATOMS.test(phrase) && !phrase.includes('=?') ? `${phrase} ${id}` : `${encodedWords(phrase)} ${id}`;
+  return ATOMS.test(phrase) && !phrase.includes('=?') ? `${phrase} ${id}` : `${encodedWords(phrase, 'B')} ${id}`;
 }
 
 /** The body's lines joined with <br>; every line is escaped. */
