@@ -60,6 +60,7 @@ export function siteJson<T extends SiteView>(site: T) {
     lastUsedAt: site.lastUsedAt === undefined ? null : iso(site.lastUsedAt),
     ...(site.blockedAt !== undefined ? { blockedAt: iso(site.blockedAt) } : {}),
     ...(site.accessRemovedAt !== undefined ? { accessRemovedAt: iso(site.accessRemovedAt) } : {}),
+    ...(site.endedByServiceAt !== undefined ? { endedByServiceAt: iso(site.endedByServiceAt) } : {}),
   };
 }
 

@@ -61,7 +61,10 @@ export function consoleData(deps: ConsoleDataDeps) {
       return Promise.all(list.map(async (site) => {
         const removedBy = await removedFrom(accountId, site.clientId);
         const view: SiteView = { ...site, ...(await client(site.clientId)) };
-        return removedBy ? { ...view, status: 'removed' as const, removedBy } : view;
+        if (removedBy) return { ...view, status: 'removed' as const, removedBy };
+        // Ended by the service (endSiteAccess, endAccountAccess): no access, as after Remove access.
+        if (site.endedByServiceAt !== undefined && site.status === 'connected') return { ...view, status: 'access_removed' as const, accessRemovedAt: site.endedByServiceAt };
+        return view;
       }));
     },
 

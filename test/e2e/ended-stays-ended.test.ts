@@ -13,7 +13,7 @@ import * as oidc from 'openid-client';
 
 import { Agent, formFor } from '../helpers/agent.ts';
 import { REDIS_CLUSTER, testRedis } from '../helpers/redis.ts';
-import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { discover, notifyAs, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
 import { REFRESH_REPLAYED_EVENT, REPLAY_EVENT, type AnswerAgainEvent, type ReplayEvent } from '../../src/index.ts';
 
@@ -258,6 +258,24 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     // Every other but the newest is over too; the newest is still signed in.
     expect((await browsers[75]!.get(`${h.issuer}/console`)).status).to.equal(303);
     expect((await newest.get(`${h.issuer}/console`)).status).to.equal(200);
+  });
+
+  it('a site the service ended: the person\'s console says so, it may not write to them (not_connected), and their next sign-in there asks for consent again', async () => {
+    const chain = await newChain(wholeSite);
+    const sub = (await oidc.tokenIntrospection(config(wholeSite), chain.at2)).sub!;
+    await h.reference.plugin.endSiteAccess(wholeSite.client_id);
+    const sites = JSON.parse((await chain.agent.request('GET', `${h.issuer}/console/api/sites`, undefined, { accept: 'application/json', origin: h.issuer })).body) as { clientId: string; status: string; endedByServiceAt?: string }[];
+    const ended = sites.find((s) => s.clientId === wholeSite.client_id)!;
+    expect(ended.status).to.equal('access_removed');
+    expect(Date.parse(ended.endedByServiceAt!)).to.be.closeTo(Date.now(), 5000);
+    const page = await chain.agent.get(`${h.issuer}/console`);
+    expect(page.body).to.include('The service ended its access on');
+    expect(await notifyAs(h, wholeSite, { sub, category: 'transactional', title: 'Hello', body: 'Hi' })).to.deep.equal({ status: 403, body: { error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' } });
+    // Sign-ins in the second of the ending end with it: the next one comes after.
+    await new Promise((r) => setTimeout(r, 1100));
+    const { pages } = await signIn(h, config(wholeSite), chain.agent, chain.email);
+    expect(pages.some((p) => p.body.includes('/confirm"')), 'asked for consent again').to.equal(true);
+    expect((await notifyAs(h, wholeSite, { sub, category: 'transactional', title: 'Hello', body: 'Hi' })).status).to.equal(202);
   });
 
   it('the service ends a site\'s access for everyone (endSiteAccess): every token of that site, the leeway included, is dead; other sites untouched', async () => {

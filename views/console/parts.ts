@@ -30,11 +30,14 @@ export interface ConsoleSiteView {
   /**
    * `removed`: an organization that owns the site removed the person (no
    * Block, no sender settings). `access_removed`: the person removed its
-   * access; it asks for consent at the next sign-in.
+   * access (or the service ended it: `endedByServiceAt`); it asks for
+   * consent at the next sign-in.
    */
   status: 'connected' | 'blocked' | 'access_removed' | 'removed';
   blockedAt?: number;
   accessRemovedAt?: number;
+  /** When the service ended its access (the operator's endSiteAccess or endAccountAccess). */
+  endedByServiceAt?: number;
   /** The last time the site used its access (refresh, code exchange, userinfo, introspection). */
   lastUsedAt?: number;
   /** The organization that removed the person (status `removed`). */
@@ -238,3 +241,8 @@ export function sectionNotice(input: ConsolePageInput, section: string): SafeHtm
   return noticeBanner(t(input.locale, noticeKey(input.notice)));
 }
 
+/** Why a site has no access: the person removed it, or the service ended it; both ask for consent at the next sign-in. */
+export function accessRemovedLine(locale: Locale, site: Pick<ConsoleSiteView, 'accessRemovedAt' | 'endedByServiceAt'>): SafeHtml {
+  const key = site.endedByServiceAt !== undefined ? 'console.sites.ended_by_service_on' : 'console.sites.access_removed_on';
+  return html`<p class="blocked-on">${tx(locale, key, { date: site.accessRemovedAt === undefined ? '—' : timeTag(locale, site.accessRemovedAt) })}</p>`;
+}

@@ -15,7 +15,7 @@ import type { Locale } from '../../src/i18n/index.ts';
 import { html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
 import {
-  accountBar, bdi, breakableHost, buttonForm, CATEGORIES, httpsUrl, newTab, noticeBanner, path, SCOPE_KEYS,
+  accessRemovedLine, accountBar, bdi, breakableHost, buttonForm, CATEGORIES, httpsUrl, newTab, noticeBanner, path, SCOPE_KEYS,
   siteLogo, timeTag, tx, type ConsoleSiteView, type Delivery,
 } from './parts.ts';
 import { breadcrumbs } from '../console-org.ts';
@@ -104,7 +104,7 @@ function actions(locale: Locale, csrf: string, site: SiteDetailView): SafeHtml |
   const block = html`<a class="btn danger-outline" href="${path('/console/sites/', site.clientId, '/block')}"><span>${tx(locale, 'console.sites.block', { siteName })}</span></a>`;
   switch (site.status) {
     case 'connected': return html`<div class="item-foot">${removeAccessLink(locale, site, 'site')}${block}</div>`;
-    case 'access_removed': return html`<div class="item-foot"><p class="blocked-on">${tx(locale, 'console.sites.access_removed_on', { date: site.accessRemovedAt === undefined ? '—' : timeTag(locale, site.accessRemovedAt) })}</p>${block}</div>`;
+    case 'access_removed': return html`<div class="item-foot">${accessRemovedLine(locale, site)}${block}</div>`;
     case 'blocked': return html`<div class="item-foot"><p class="blocked-on">${tx(locale, 'console.sites.blocked_on', { date: site.blockedAt === undefined ? '—' : timeTag(locale, site.blockedAt) })}</p>
 ${buttonForm(path('/console/sites/', site.clientId, '/unblock'), csrf, tx(locale, 'console.sites.unblock', { siteName }), 'btn secondary')}</div>`;
     default: return html`<p class="blocked-on">${tx(locale, 'console.sites.removed_explain', { orgName: bdi(site.removedBy ?? ''), siteName })}</p>`;

@@ -5,7 +5,7 @@ import { html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
 import { renderPage, type Page } from '../layout.ts';
 import * as siteActions from './site-actions.ts';
-import { accountBar, bdi, breakableHost, buttonForm, httpsUrl, newTab, path, SCOPE_KEYS, sectionNotice, siteLogo, timeTag, tx, type ConsolePageInput, type ConsoleSiteView } from './parts.ts';
+import { accessRemovedLine, accountBar, bdi, breakableHost, buttonForm, httpsUrl, newTab, path, SCOPE_KEYS, sectionNotice, siteLogo, timeTag, tx, type ConsolePageInput, type ConsoleSiteView } from './parts.ts';
 
 function scopeList(locale: Locale, site: Pick<ConsoleSiteView, 'scopes' | 'offlineAccess'>): SafeHtml {
   const scopes = new Set(site.scopes.filter((s) => s !== 'offline_access'));
@@ -37,7 +37,7 @@ function siteItem(locale: Locale, csrf: string, site: ConsoleSiteView, index: nu
 ${buttonForm(path('/console/sites/', site.clientId, '/unblock'), csrf, tx(locale, 'console.sites.unblock', { siteName: bdi(site.name) }), 'btn secondary')}
 </div>`
       : html`<div class="item-foot">
-${noAccess ? html`<p class="blocked-on">${tx(locale, 'console.sites.access_removed_on', { date: site.accessRemovedAt === undefined ? '—' : timeTag(locale, site.accessRemovedAt) })}</p>` : siteActions.removeAccessLink(locale, site)}
+${noAccess ? accessRemovedLine(locale, site) : siteActions.removeAccessLink(locale, site)}
 <a class="btn danger-outline" href="${path('/console/sites/', site.clientId, '/block')}"><span>${tx(locale, 'console.sites.block', { siteName: bdi(site.name) })}</span></a>
 </div>`;
   const badge = removed

@@ -184,6 +184,7 @@ export const ar: Record<keyof typeof en, string> = {
   "console.sites.never_used": "ليس بعد",
   "console.sites.access_removed": "بلا وصول",
   "console.sites.access_removed_on": "أزلت وصوله في {date}. سيطلب إذنك عند تسجيل دخولك التالي فيه.",
+  "console.sites.ended_by_service_on": "أنهت الخدمة وصوله في {date} حفاظًا على أمانك. سيطلب إذنك عند تسجيل دخولك التالي فيه.",
   "console.sites.details": "عن {siteName}",
   "console.sites.remove_access": "إزالة وصول {siteName}…",
   "console.sites.remove_all": "إزالة وصول كل المواقع…",

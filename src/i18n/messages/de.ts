@@ -179,6 +179,7 @@ export const de: Record<keyof typeof en, string> = {
   "console.sites.never_used": "Noch nicht",
   "console.sites.access_removed": "Kein Zugriff",
   "console.sites.access_removed_on": "Sie haben ihren Zugriff am {date} entfernt. Bei Ihrer nächsten Anmeldung dort fragt sie wieder nach Ihrer Erlaubnis.",
+  "console.sites.ended_by_service_on": "Der Dienst hat ihren Zugriff am {date} zu Ihrem Schutz beendet. Bei Ihrer nächsten Anmeldung dort fragt sie wieder nach Ihrer Erlaubnis.",
   "console.sites.details": "Über {siteName}",
   "console.sites.remove_access": "Zugriff von {siteName} entfernen…",
   "console.sites.remove_all": "Zugriff aller Websites entfernen…",

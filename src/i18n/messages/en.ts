@@ -177,6 +177,7 @@ export const en = {
   "console.sites.never_used": "Not yet",
   "console.sites.access_removed": "No access",
   "console.sites.access_removed_on": "You removed its access on {date}. It asks for your permission when you next sign in there.",
+  "console.sites.ended_by_service_on": "The service ended its access on {date}, for your safety. It asks for your permission when you next sign in there.",
   "console.sites.details": "About {siteName}",
   "console.sites.remove_access": "Remove access of {siteName}…",
   "console.sites.remove_all": "Remove access from all sites…",

@@ -180,6 +180,7 @@ export const fr: Record<keyof typeof en, string> = {
   "console.sites.never_used": "Pas encore",
   "console.sites.access_removed": "Aucun accès",
   "console.sites.access_removed_on": "Vous avez retiré son accès le {date}. Il vous redemandera votre autorisation lors de votre prochaine connexion.",
+  "console.sites.ended_by_service_on": "Le service a mis fin à son accès le {date}, pour votre sécurité. Il vous redemandera votre autorisation lors de votre prochaine connexion.",
   "console.sites.details": "À propos de {siteName}",
   "console.sites.remove_access": "Retirer l’accès de {siteName}…",
   "console.sites.remove_all": "Retirer l’accès de tous les sites…",
