@@ -10,7 +10,7 @@ export type { Contact, ContactLookup, Logger, MailTransport, OutgoingMail, Resol
 export { createStoreAdapter, adapterKeys } from '../adapters/store-adapter.ts';
 export type { ReplayEvent, SiteUse, StoreAdapter, StoreAdapterOptions } from '../adapters/store-adapter.ts';
 export { MemoryStore, RedisStore } from './store/store.ts';
-export { isUnavailable, StoreUnavailableError } from './store/availability.ts';
+export { isUnavailable, redisReconnect, StoreUnavailableError } from './store/availability.ts';
 export type { Store } from './store/store.ts';
 export type { Letter, Mailer } from './mail/mailer.ts';
 export type { Member, Organization, Organizations } from './orgs/organizations.ts';
