@@ -21,8 +21,12 @@ describe('Sentinel: the master killed under load (a master, a replica and three 
     ({ h, warnings, smtp } = await startFaultHarness('sentinel', site, redisFromUrl(sentinel.url)));
   });
   after(async () => {
-    await h?.close();
-    await sentinel?.close();
+    // The five redis-servers go whatever happened before: a failed test must not leave them running.
+    try {
+      await h?.close();
+    } finally {
+      await sentinel?.close();
+    }
   });
 
   it('answers only 200, 202 or 503 with Retry-After while the sentinels fail over, serves again within 1 s of the promotion; the refresh chains survive and letters queued before and after go out once each', async function () {

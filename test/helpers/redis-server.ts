@@ -42,6 +42,19 @@ export function redisCli(args: string[]): Promise<{ code: number | null; out: st
   });
 }
 
+/**
+ * Servers not closed yet. Whatever is left when the test process ends (a
+ * hook that failed or ran out of time before its close) is killed on the
+ * way out, so no redis-server outlives the tests.
+ */
+const left = new Map<string, () => ChildProcess | undefined>();
+process.on('exit', () => {
+  for (const [dir, child] of left) {
+    child()?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 export interface OwnedRedis {
   port: number;
   url: string;
@@ -64,6 +77,7 @@ export async function startRedisServer(args: string[] = [], opts: { port?: numbe
   const config = opts.config === undefined ? [] : [join(dir, 'redis.conf')];
   if (opts.config !== undefined) writeFileSync(config[0]!, opts.config);
   let child: ChildProcess | undefined;
+  left.set(dir, () => child);
 
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
@@ -88,17 +102,16 @@ export async function startRedisServer(args: string[] = [], opts: { port?: numbe
     await exited;
   }
 
+  const close = async () => {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    left.delete(dir);
+  };
   try {
     await start();
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    await close();
     throw err;
   }
-  return {
-    port, dir, url: `redis://127.0.0.1:${port}`, kill, start,
-    async close() {
-      await kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { port, dir, url: `redis://127.0.0.1:${port}`, kill, start, close };
 }
