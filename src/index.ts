@@ -11,7 +11,7 @@ export { createStoreAdapter, adapterKeys } from '../adapters/store-adapter.ts';
 export type { AnswerAgainEvent, ReplayEvent, SiteUse, StoreAdapter, StoreAdapterOptions } from '../adapters/store-adapter.ts';
 export type { EndedMarks } from '../adapters/ended.ts';
 export { MemoryStore, RedisStore } from './store/store.ts';
-export { isUnavailable, StoreUnavailableError } from './store/availability.ts';
+export { isUnavailable, redisReconnect, StoreUnavailableError } from './store/availability.ts';
 export type { Store } from './store/store.ts';
 export type { Letter, Mailer } from './mail/mailer.ts';
 export type { Member, Organization, Organizations } from './orgs/organizations.ts';

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 
+import { redisReconnect } from '../../src/index.ts';
 import { blockList, type TrustProxy } from './client-ip.ts';
 import type { ReferenceSettings } from './provider.ts';
 import { loopback } from './upstreams.ts';
@@ -89,9 +90,11 @@ function readJson(path: string, what: string): unknown {
  * REDIS_URL forms: redis://[:pass@]host:port[/db], rediss://..., 
  * redis+sentinel://[:pass@]host:port,host:port/<master name>,
  * redis+cluster://[:pass@]host:port,host:port.
+ * A single node and Sentinel reconnect on the plugin's capped schedule
+ * (`redisReconnect`): the service answers 503 until its client is back.
  */
 export function redisFromUrl(url: string): Redis | Cluster {
-  if (url.startsWith('redis://') || url.startsWith('rediss://')) return new Redis(url);
+  if (url.startsWith('redis://') || url.startsWith('rediss://')) return new Redis(url, redisReconnect);
   const match = /^redis\+(sentinel|cluster):\/\/(?:([^@]*)@)?([^/]+)(?:\/(.*))?$/.exec(url);
   if (!match) throw new ConfigurationError(`REDIS_URL: cannot parse ${url}`);
   const [, kind, auth, hostList, rest] = match;
@@ -102,7 +105,7 @@ export function redisFromUrl(url: string): Redis | Cluster {
   });
   if (kind === 'sentinel') {
     if (!rest) throw new ConfigurationError('REDIS_URL: redis+sentinel:// needs the master name as its path');
-    return new Redis({ sentinels: nodes, name: rest, password });
+    return new Redis({ sentinels: nodes, name: rest, password, ...redisReconnect });
   }
   return new Cluster(nodes, { redisOptions: { password } });
 }

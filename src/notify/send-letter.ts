@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type Provider from 'oidc-provider';
 
@@ -7,6 +8,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { ContactLookup, Logger } from '../options.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
+import { isUnavailable } from '../store/availability.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { notificationLetter } from '../../views/letters/notification.ts';
@@ -40,6 +42,9 @@ export function letterKeys(prefix: string) {
     hold: (id: string) => `${prefix}letter:{${id}}:hold`,
   };
 }
+
+/** How often the worker tries again to mark a letter done while Redis is away. */
+const DONE_RETRY_MS = 100;
 
 /** SMTP 5xx: refused for good. 4xx and network errors (no response code) are worth a retry. */
 function permanent(err: unknown): boolean {
@@ -136,7 +141,27 @@ export function letterSender(deps: SendLetterDeps) {
     return 'sent';
   }
 
+  /**
+   * Marks the letter done: sent (never again) or not, and frees the hold.
+   * While Redis is away (an outage, a failover) the mark is tried again until
+   * the hold runs out: a letter the mail server took and left unmarked would
+   * go again at its next try, and a hold left in place fails every try until
+   * it runs out. Past the hold another worker may have the letter.
+   */
+  async function markDone(id: string, sent: boolean, holdEnds: number): Promise<void> {
+    for (;;) {
+      try {
+        await deps.store.run(commands.letterDone(), [keys.sent(id), keys.hold(id)], [sent ? '1' : '0', SENT_KEPT_MS]);
+        return;
+      } catch (err) {
+        if (!isUnavailable(err) || Date.now() + DONE_RETRY_MS >= holdEnds) throw err;
+        await sleep(DONE_RETRY_MS);
+      }
+    }
+  }
+
   return async (job: LetterJob): Promise<LetterOutcome> => {
+    const holdEnds = Date.now() + deps.holdMs;
     const claim = await deps.store.run(commands.letterClaim(), [keys.sent(job.id), keys.hold(job.id)], [deps.holdMs, holder]);
     if (claim === 'sent') return 'already_sent';
     if (claim === 'held') throw new Error('another worker is sending this letter');
@@ -147,7 +172,7 @@ export function letterSender(deps: SendLetterDeps) {
       if (sent) deps.logger.info('letter sent', { notificationId: job.id, clientId: job.clientId });
       return outcome;
     } finally {
-      await deps.store.run(commands.letterDone(), [keys.sent(job.id), keys.hold(job.id)], [sent ? '1' : '0', SENT_KEPT_MS]);
+      await markDone(job.id, sent, holdEnds);
     }
   };
 }

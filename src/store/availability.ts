@@ -53,6 +53,42 @@ export function asUnavailable(err: unknown): never {
 }
 
 /**
+ * How long ioredis waits before its next try to reach Redis again: 50, 100,
+ * 200 ms, then 400 ms, each with up to 100 ms more at random, so that the
+ * clients of many instances do not all come back at the same moment. The
+ * service answers 503 until its client is connected again, so this bound is
+ * how late it serves after Redis is back (ioredis' own schedule grows to 5 s);
+ * a try at a Redis that is down costs one refused TCP connection.
+ */
+function reconnectDelay(attempt: number): number {
+  return Math.min(25 * 2 ** attempt, 400) + Math.floor(Math.random() * 100);
+}
+
+/**
+ * The reconnect settings to build the ioredis client you give the plugin with
+ * (a single node or Sentinel): `new Redis(url, redisReconnect)` or
+ * `new Redis({ sentinels, name, ...redisReconnect })`.
+ *
+ * - `retryStrategy`: after a lost connection, try again on the capped schedule
+ *   above instead of ioredis' default, which waits up to 5 s between tries:
+ *   after an 8 s outage the service answered 503 for 3.9-4.3 s once Redis was
+ *   back with the default, under half a second with this (README "What the
+ *   plugin sets on your ioredis client");
+ * - `sentinelRetryStrategy`: the same schedule when no sentinel answers
+ *   (ioredis' default grows to 1 s).
+ *
+ * `failoverDetector` stays off: in ioredis 6.0.0 a failover announced while
+ * the client asks a sentinel for the master ends the client for good.
+ * The letter worker's connections are duplicates of this client and follow
+ * its schedule. A Cluster client needs none of this: it retries about every
+ * 100 ms (`clusterRetryStrategy`) and finds a node's replacement itself.
+ */
+export const redisReconnect: Readonly<Pick<RedisOptions, 'retryStrategy' | 'sentinelRetryStrategy'>> = Object.freeze({
+  retryStrategy: reconnectDelay,
+  sentinelRetryStrategy: reconnectDelay,
+});
+
+/**
  * The ioredis settings the plugin relies on, applied to the host's client
  * (README "Running in production" says why each):
  *
@@ -69,7 +105,8 @@ export function asUnavailable(err: unknown): never {
  * the nodes already there); the Cluster's own offline queue is turned off
  * once ready, its node queues stay (ioredis needs them to open a node).
  * `maxRetriesPerRequest` and the reconnect strategy stay the host's:
- * with the queue off they decide nothing for the plugin's commands.
+ * with the queue off they decide nothing for the plugin's commands (the
+ * strategy decides how soon the service is back: {@link redisReconnect}).
  */
 export function hardenClient(client: Redis | Cluster, timeoutMs: number): void {
   const safer = (options: Partial<RedisOptions>) => {

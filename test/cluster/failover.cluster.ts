@@ -1,30 +1,22 @@
 import { expect } from 'chai';
 
 import { startCluster, type OwnedCluster } from '../helpers/cluster.ts';
-import { startLoad, unexpected, UNLIMITED } from '../helpers/load.ts';
+import { FAULT_BOUND, startFaultHarness, startLoad, unexpected } from '../helpers/load.ts';
 import { clusterClient } from '../helpers/redis.ts';
-import { siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { siteClient, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('failover-site', { client_uri: 'https://shop.example' });
-const BOUND = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a Cluster master killed under load (a Cluster of the test’s own)', () => {
   let cluster: OwnedCluster;
   let h: Harness;
-  const warnings: string[] = [];
+  let warnings: string[];
 
   before(async function () {
     this.timeout(60_000);
     cluster = await startCluster({ nodeTimeoutMs: 1000 });
-    const client = clusterClient(cluster.spec);
-    client.on('error', () => {});
-    h = await startHarness('failover', {
-      clients: [site],
-      client,
-      logger: { info() {}, warn: (m: string) => warnings.push(m), error() {} },
-      plugin: { redisTimeoutMs: BOUND, letters: { backoffMs: 100 }, notify: UNLIMITED },
-    });
+    ({ h, warnings } = await startFaultHarness('failover', site, clusterClient(cluster.spec)));
   });
   after(async () => {
     await h?.close();
@@ -52,7 +44,7 @@ describe('a Cluster master killed under load (a Cluster of the test’s own)', (
     }
     console.log(`      failover: master :${victim} killed at ${killedAt} ms, Cluster healthy at ${healthyAt} ms; ${answers.length} answers, ${unavailable.length} of them 503, slowest ${Math.max(...answers.map((a) => a.ms))} ms`);
     expect(unavailable.length, 'the outage was seen').to.be.above(0);
-    expect(Math.max(...answers.map((a) => a.ms)), 'slowest answer (ms)').to.be.below(2 * BOUND + 1000);
+    expect(Math.max(...answers.map((a) => a.ms)), 'slowest answer (ms)').to.be.below(2 * FAULT_BOUND + 1000);
     // Once the replica has taken over, everything answers again.
     expect(answers.filter((a) => a.at > healthyAt + 1500).every((a) => a.status !== 503)).to.equal(true);
 

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 
 import { READY_MAX_AGE_MS } from '../../examples/reference/operations.ts';
+import { redisReconnect } from '../../src/index.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { asHarness, startInstance, type Instance } from '../helpers/instance.ts';
 import { discover, oauthError, signIn, siteClient } from '../helpers/reference.ts';
@@ -45,7 +46,8 @@ describe('operators’ surface of the reference provider (node examples/start.ts
   before(async function () {
     this.timeout(30_000);
     redis = await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always']);
-    client = new Redis(redis.url, { retryStrategy: () => 100 });
+    // The test's own client reconnects as the package advises hosts to (the instance's is built from REDIS_URL).
+    client = new Redis(redis.url, redisReconnect);
     client.on('error', () => {});
     smtp = await startSmtpSink(smtpOptions);
     instance = await startInstance({

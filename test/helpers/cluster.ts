@@ -3,9 +3,7 @@
  * loopback ports (3 masters, 3 replicas), made one by `redis-cli --cluster
  * create`, torn down (processes killed, directories removed) afterwards.
  */
-import { spawn } from 'node:child_process';
-
-import { rawCommand, startRedisServer, type OwnedRedis } from './redis-server.ts';
+import { rawCommand, redisCli, startRedisServer, type OwnedRedis } from './redis-server.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -20,20 +18,8 @@ export interface OwnedCluster {
   close(): Promise<void>;
 }
 
-function run(command: string, args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
-
 async function info(port: number, section: string): Promise<string> {
-  // rawCommand reads the first line only; CLUSTER INFO and ROLE answer in bulk, so ask redis-cli.
-  const { out } = await run('redis-cli', ['-p', String(port), ...section.split(' ')]);
-  return out;
+  return (await redisCli(['-p', String(port), ...section.split(' ')])).out;
 }
 
 /**
@@ -53,7 +39,7 @@ export async function startCluster(opts: { nodeTimeoutMs?: number } = {}): Promi
         '--repl-diskless-sync-delay', '0',
       ]));
     }
-    const created = await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
+    const created = await redisCli(['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
     if (created.code !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.out}`);
   } catch (err) {
     await close();

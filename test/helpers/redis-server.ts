@@ -3,7 +3,7 @@
  * temporary directory of their own, killed and removed afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,33 @@ export function rawCommand(port: number, command: string, timeoutMs = 1000): Pro
   });
 }
 
+/**
+ * Runs redis-cli and resolves with its exit code and output. For replies in
+ * bulk (CLUSTER INFO, ROLE, SENTINEL MASTER), which rawCommand does not read.
+ */
+export function redisCli(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+/**
+ * Servers not closed yet. Whatever is left when the test process ends (a
+ * hook that failed or ran out of time before its close) is killed on the
+ * way out, so no redis-server outlives the tests.
+ */
+const left = new Map<string, () => ChildProcess | undefined>();
+process.on('exit', () => {
+  for (const [dir, child] of left) {
+    child()?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 export interface OwnedRedis {
   port: number;
   url: string;
@@ -39,18 +66,25 @@ export interface OwnedRedis {
   close(): Promise<void>;
 }
 
-/** Starts a redis-server the test owns. `args` are extra command-line settings. */
-export async function startRedisServer(args: string[] = [], opts: { port?: number } = {}): Promise<OwnedRedis> {
+/**
+ * Starts a redis-server the test owns. `args` are extra command-line
+ * settings; `config` is the text of a configuration file written in its
+ * directory and given first (a sentinel needs one it can rewrite).
+ */
+export async function startRedisServer(args: string[] = [], opts: { port?: number; config?: string } = {}): Promise<OwnedRedis> {
   const port = opts.port ?? await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'osn-redis-'));
+  const config = opts.config === undefined ? [] : [join(dir, 'redis.conf')];
+  if (opts.config !== undefined) writeFileSync(config[0]!, opts.config);
   let child: ChildProcess | undefined;
+  left.set(dir, () => child);
 
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   async function start(): Promise<void> {
     // Once more while it runs would lose hold of it: the new one cannot bind the port and exits, the running one is never killed.
     if (running()) return;
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...args], { stdio: 'ignore' });
+    child = spawn('redis-server', [...config, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...args], { stdio: 'ignore' });
     child.on('error', () => {});
     for (let i = 0; i < 100; i += 1) {
       const reply = await rawCommand(port, 'PING', 200);
@@ -68,17 +102,16 @@ export async function startRedisServer(args: string[] = [], opts: { port?: numbe
     await exited;
   }
 
+  const close = async () => {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    left.delete(dir);
+  };
   try {
     await start();
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    await close();
     throw err;
   }
-  return {
-    port, dir, url: `redis://127.0.0.1:${port}`, kill, start,
-    async close() {
-      await kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { port, dir, url: `redis://127.0.0.1:${port}`, kill, start, close };
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 
-import { RedisStore, type Store } from '../../src/index.ts';
+import { RedisStore, redisReconnect, type Store } from '../../src/index.ts';
 import { StoreUnavailableError } from '../../src/store/availability.ts';
 import * as commands from '../../src/store/commands.ts';
 import { dropPrefix, REDIS_URL, redisClient, uniquePrefix } from '../helpers/redis.ts';
@@ -84,5 +84,21 @@ describe('RedisStore: commands of one event-loop phase leave in one write', () =
     expect(err).to.be.instanceOf(StoreUnavailableError);
     expect(Date.now() - started).to.be.within(250, 1000);
     nowhere.disconnect();
+  });
+});
+
+describe('redisReconnect: the reconnect schedule hosts build their client with', () => {
+  it('tries again after 50, 100, 200 ms, then every 400 ms, each with less than 100 ms more at random; the same when no sentinel answers', () => {
+    const { retryStrategy, sentinelRetryStrategy } = redisReconnect;
+    for (const strategy of [retryStrategy!, sentinelRetryStrategy!]) {
+      const delays = (attempt: number) => Array.from({ length: 200 }, () => strategy(attempt) as number);
+      for (const [attempt, base] of [[1, 50], [2, 100], [3, 200], [4, 400], [5, 400], [1000, 400]] as const) {
+        const seen = delays(attempt);
+        expect(Math.min(...seen), `attempt ${attempt}`).to.be.at.least(base);
+        expect(Math.max(...seen), `attempt ${attempt}`).to.be.below(base + 100);
+        // Spread, so that many clients do not reconnect in step.
+        expect(new Set(seen).size, `attempt ${attempt}`).to.be.above(20);
+      }
+    }
   });
 });
