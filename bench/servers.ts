@@ -33,7 +33,7 @@ import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
 
 import { REFERENCE_TTL } from '../examples/reference/provider.ts';
 import { createSignoutNotify, type SignoutNotify } from '../src/index.ts';
-import type { Logger } from '../src/options.ts';
+import type { Logger } from '../src/host.ts';
 import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
 import { naiveRedisAdapter } from './naive-redis-adapter.ts';
 

@@ -1,4 +1,4 @@
-import type { Logger } from './options.ts';
+import type { Logger } from './host.ts';
 
 /**
  * One JSON line per event, `{ level, time, message, ...fields }`, on

@@ -1,49 +1,12 @@
 import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 
-import type { ConsoleSections } from './console/sections.ts';
-
-/** What the host tells the plugin about a person: where letters go and in which language. */
-export interface Contact {
-  email?: string | undefined;
-  locale?: string | undefined;
-  /** How the console names the person when there is no address (an account signed in by passkey only). */
-  name?: string | undefined;
-}
-
-/** Looks up a person's contact details by oidc-provider accountId (the host owns accounts). */
-export type ContactLookup = (accountId: string) => Promise<Contact | undefined> | Contact | undefined;
-
-/** Where the plugin writes what it does; it never passes tokens, secrets or codes. */
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+import type { ConsoleSections, ContactLookup, Logger, MailTransport } from './host.ts';
 
 const isRedisClient = (value: unknown): value is Redis | Cluster =>
   typeof value === 'object' && value !== null
   && typeof (value as Redis).evalsha === 'function'
   && typeof (value as Redis).hmget === 'function';
-
-/** One letter as the plugin hands it to the transport (nodemailer's message fields). */
-export interface OutgoingMail {
-  from: string | { name: string; address: string };
-  to: string;
-  subject: string;
-  text: string;
-  html?: string | undefined;
-  headers?: Record<string, string> | undefined;
-}
-
-/**
- * Where letters go: any nodemailer transport fits (`nodemailer.createTransport(...)`:
- * pooled SMTP, SES, ...). The plugin only calls `sendMail`; a rejection with
- * an SMTP `responseCode` of 5xx gives the letter up, anything else retries it.
- */
-export interface MailTransport {
-  sendMail(message: OutgoingMail): Promise<unknown>;
-}
 
 const isTransport = (value: unknown): value is MailTransport =>
   typeof value === 'object' && value !== null && typeof (value as MailTransport).sendMail === 'function';

@@ -14,7 +14,7 @@
 import { t } from '../src/i18n/index.ts';
 import { html, raw } from '../src/text/html.ts';
 import type { SafeHtml } from '../src/text/html.ts';
-import type { ConsoleSection } from '../src/console/sections.ts';
+import type { ConsoleSection } from '../src/host.ts';
 import { renderPage } from './layout.ts';
 import type { Page } from './layout.ts';
 import { inboxSection } from './console/inbox.ts';

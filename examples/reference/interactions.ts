@@ -17,7 +17,7 @@ import { sendPage as send } from '../../src/http/page.ts';
 import { htmlErrors } from '../../src/http/error-page.ts';
 import { loginCodeLetter } from './views/letters/login-code.ts';
 import { formatWait } from './views/wait.ts';
-import type { Logger } from '../../src/options.ts';
+import type { Logger } from '../../src/host.ts';
 import { accountLabel, type Accounts } from './accounts.ts';
 import { browserId } from './browser-id.ts';
 import type { LoginCodes, Refusal } from './login-codes.ts';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 import { errorSentence } from '../../src/http/error-page.ts';
 import { t, type Locale, type MessageKey } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/options.ts';
+import type { Logger } from '../../src/host.ts';
 import { sendPage } from '../../src/http/page.ts';
 import { passkeySignUpPage } from './views/interaction/passkey-signup.ts';
 import type { Accounts } from './accounts.ts';

@@ -10,7 +10,7 @@ import type { Transporter } from 'nodemailer';
 import { createSignoutNotify, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
 
 import { negotiateLocale } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/options.ts';
+import type { Logger } from '../../src/host.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { sendErrorPage } from '../../src/http/error-page.ts';
 import { interactionRoutes, SELECT_ACCOUNT } from './interactions.ts';

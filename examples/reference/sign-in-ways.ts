@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
 
-import type { ConsolePerson, ConsoleSection } from '../../src/console/sections.ts';
+import type { ConsolePerson, ConsoleSection } from '../../src/host.ts';
 import type { SignoutNotify } from '../../src/plugin.ts';
 import type { Accounts } from './accounts.ts';
 import { assets } from './assets.ts';

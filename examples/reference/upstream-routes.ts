@@ -4,7 +4,7 @@ import { errors } from 'oidc-provider';
 
 import { PluginError } from '../../src/http/errors.ts';
 import { t, type Locale, type MessageKey } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/options.ts';
+import type { Logger } from '../../src/host.ts';
 import type { Accounts } from './accounts.ts';
 import type { InteractionKit, InteractionState } from './interactions.ts';
 import type { IpLimits } from './ip-limits.ts';

@@ -10,7 +10,7 @@ import { sameOrigin } from '../http/origin.ts';
 import { CATEGORIES, DELIVERIES } from '../notify/categories.ts';
 import type { Inbox } from '../notify/inbox.ts';
 import type { Senders } from '../notify/senders.ts';
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';

@@ -8,7 +8,7 @@ import type { Csrf } from '../http/csrf.ts';
 import { sendPage } from '../http/page.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { negotiateLocale } from '../i18n/index.ts';
-import type { ContactLookup } from '../options.ts';
+import type { ContactLookup } from '../host.ts';
 import { SITE_ACCESS_PROMPT } from '../provider/site-access-policy.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';

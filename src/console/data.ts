@@ -5,7 +5,7 @@ import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import { theftNoticeText } from '../../views/letters/theft.ts';
 import type { Inbox } from '../notify/inbox.ts';
 import { DEFAULT_SETTINGS, type Senders } from '../notify/senders.ts';
-import type { ContactLookup } from '../options.ts';
+import type { ContactLookup } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import type { ConsoleMessageView, ConsoleSenderView, ConsoleSiteView } from '../../views/console.ts';

@@ -9,8 +9,8 @@ import type { Csrf } from '../http/csrf.ts';
 import { crossOrigin } from '../http/errors.ts';
 import { sameOrigin } from '../http/origin.ts';
 import { negotiateLocale, type Locale } from '../i18n/index.ts';
-import type { ContactLookup } from '../options.ts';
-import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from './console-client.ts';
+import type { ContactLookup } from '../host.ts';
+import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from '../console-client.ts';
 import { signedInAccount } from './session.ts';
 
 /** What every console page route knows once the person is signed in. */

@@ -11,17 +11,18 @@ import { isLocale } from '../i18n/index.ts';
 import { CATEGORIES, DELIVERIES, type Category, type Delivery } from '../notify/categories.ts';
 import type { Inbox } from '../notify/inbox.ts';
 import type { Senders } from '../notify/senders.ts';
-import type { ContactLookup } from '../options.ts';
+import type { ContactLookup } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { blockConfirmPage, consolePage, type ConsoleNotice } from '../../views/console.ts';
 import { orgMembershipPage, orgPage, removeMemberConfirmPage } from '../../views/console-org.ts';
-import { CONSOLE_CALLBACK } from './console-client.ts';
+import { CONSOLE_CALLBACK } from '../console-client.ts';
 import type { ConsoleData } from './data.ts';
 import { backWithNotice, consoleForm, CONSOLE_PATH, pageCommon, signedInPages, type PageState } from './page-context.ts';
-import type { Preferences } from './preferences.ts';
-import { HOST_NOTICE, hostSections, type ConsoleSections } from './sections.ts';
+import type { Preferences } from '../preferences.ts';
+import type { ConsoleSections } from '../host.ts';
+import { HOST_NOTICE, hostSections } from './sections.ts';
 
 export interface ConsolePagesDeps {
   provider: Provider;

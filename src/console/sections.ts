@@ -1,48 +1,4 @@
-import type { Locale } from '../i18n/index.ts';
-
-/**
- * A section of the host's own in the person's console (the reference
- * provider's passkeys and linked accounts, say): shown after the plugin's
- * sections, as a card with its heading, and listed in the page's navigation.
- * Its forms post to the host's own routes under `/console/`, which check the
- * session, the origin and a CSRF token of their own.
- */
-export interface ConsoleSection {
-  /** Anchor and navigation id: lower-case letters, digits and hyphens (`passkeys`). */
-  id: string;
-  /** The heading, in the reader's language (plain text; escaped by the plugin). */
-  title: string;
-  /** The card's content: markup the host built and escaped itself. */
-  html: string;
-  /**
-   * Script files the section needs, as paths on the service's own origin
-   * (`/assets/passkeys.js`): loaded deferred and allowed by their exact URL in
-   * the page's CSP, which also allows `connect-src 'self'`. The page works
-   * without them.
-   */
-  scripts?: string[] | undefined;
-  /**
-   * Other origins the section's forms may end up on after a redirect (CSP
-   * `form-action`; browsers check the redirect of a form's POST): an upstream
-   * provider a "Link" button sends the person to, say.
-   */
-  formAction?: string[] | undefined;
-}
-
-/** Whom the console is shown to, for the host's sections. */
-export interface ConsolePerson {
-  accountId: string;
-  locale: Locale;
-  /**
-   * The console's `done` query value when it is none of the plugin's own
-   * notices (`passkey_added`): the host shows its notice in its section, as
-   * `<p id="notice" ...>`, the page's target.
-   */
-  notice?: string | undefined;
-}
-
-/** The host's sections of the console for one person, in order (none: an empty list). */
-export type ConsoleSections = (person: ConsolePerson) => Promise<ConsoleSection[]> | ConsoleSection[];
+import type { ConsolePerson, ConsoleSection, ConsoleSections } from '../host.ts';
 
 const SECTION_ID = /^[a-z][a-z0-9-]{0,40}$/;
 /** Ids the plugin's own sections and notices use. */

@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import type { Csrf } from '../http/csrf.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { sendPage } from '../http/page.ts';
-import type { ContactLookup, Logger } from '../options.ts';
+import type { ContactLookup, Logger } from '../host.ts';
 import type { ServiceSession, Sessions } from '../sessions/sessions.ts';
 import { endSessionsConfirmPage, sessionsPage, type SessionView } from '../../views/console/sessions.ts';
 import { consoleApiGuards, iso, notFound, type ApiState } from './api.ts';

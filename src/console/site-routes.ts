@@ -8,7 +8,7 @@ import { PluginError } from '../http/errors.ts';
 import { sendPage } from '../http/page.ts';
 import { siteHosts } from '../notify/own-site.ts';
 import type { Senders } from '../notify/senders.ts';
-import type { ContactLookup, Logger } from '../options.ts';
+import type { ContactLookup, Logger } from '../host.ts';
 import type { RemoveAccessResult, SiteAccess } from '../sites/access.ts';
 import { ownLink, removeAccessConfirmPage, removeAllConfirmPage, siteDetailPage, type SiteDetailView } from '../../views/console/site-detail.ts';
 import { consoleApiGuards, notFound, siteJson, type ApiState } from './api.ts';

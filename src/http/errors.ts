@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 
 import type { MessageKey } from '../i18n/index.ts';
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 import { asUnavailable, isUnavailable } from '../store/availability.ts';
 import { discardBody } from './body.ts';
 

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 
-import type { MailTransport, ResolvedOptions } from '../options.ts';
+import type { MailTransport } from '../host.ts';
 import { encodedWords, literalDisplayName } from './encoded-words.ts';
 
 export interface Letter {
@@ -25,7 +25,15 @@ export interface Mailer {
  * SMTP through nodemailer, or, with neither a transport nor an SMTP URL, a
  * development outbox that prints each letter's text to the log.
  */
-export function createMailer(mail: ResolvedOptions['mail']): Mailer {
+/** Where letters go (the plugin's `mail` option, validated). */
+export interface MailSettings {
+  transport?: MailTransport | undefined;
+  smtpUrl?: string | undefined;
+  from: string;
+  outbox?: 'log' | undefined;
+}
+
+export function createMailer(mail: MailSettings): Mailer {
   // The plugin closes only the transport it made from smtpUrl; the host's stays open.
   const ownTransport = !mail.transport && mail.smtpUrl ? nodemailer.createTransport(mail.smtpUrl) : undefined;
   const transport: MailTransport | undefined = mail.transport ?? ownTransport;

@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 import { readBody } from '../http/body.ts';
 import { jsonErrors, PluginError } from '../http/errors.ts';
-import type { ContactLookup, Logger } from '../options.ts';
+import type { ContactLookup, Logger } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';

@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 
 import { negotiateLocale } from '../i18n/index.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { ContactLookup, Logger } from '../options.ts';
+import type { ContactLookup, Logger } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { isUnavailable } from '../store/availability.ts';

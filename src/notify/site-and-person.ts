@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 
-import type { ContactLookup } from '../options.ts';
+import type { ContactLookup } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import { randomId } from '../random-pool.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';

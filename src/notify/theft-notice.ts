@@ -1,6 +1,6 @@
 import type { ReplayEvent } from '../../adapters/store-adapter.ts';
-import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
-import type { ContactLookup, Logger } from '../options.ts';
+import { CONSOLE_CLIENT_ID } from '../console-client.ts';
+import type { ContactLookup, Logger } from '../host.ts';
 import { randomId } from '../random-pool.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import * as commands from '../store/commands.ts';

@@ -6,7 +6,7 @@ import { discardBody, readAnyForm } from '../http/body.ts';
 import { sendPage } from '../http/page.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { negotiateLocale } from '../i18n/index.ts';
-import type { ContactLookup } from '../options.ts';
+import type { ContactLookup } from '../host.ts';
 import { unsubscribePage, type UnsubscribeState } from '../../views/unsubscribe.ts';
 import type { Senders } from './senders.ts';
 import type { UnsubscribeTokens } from './unsubscribe-token.ts';

@@ -1,12 +1,12 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
-import type { ContactLookup, Logger } from '../options.ts';
+import type { ContactLookup, Logger } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import type { LastUsed } from '../sites/last-used.ts';
 import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
-import { consoleGrant } from '../console/console-client.ts';
+import { consoleGrant } from './console-client.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
 import { interactionUrl, siteAccessPolicy } from './site-access-policy.ts';
 

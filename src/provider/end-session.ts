@@ -5,7 +5,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import { negotiateLocale } from '../i18n/index.ts';
 import { readForm } from '../http/body.ts';
-import type { ContactLookup } from '../options.ts';
+import type { ContactLookup } from '../host.ts';
 import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage, stayedPage } from '../../views/logout.ts';
 import { routeMatcher } from './paths.ts';

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 
 import type { ReplayEvent } from '../../adapters/store-adapter.ts';
 import { REPLAY_EVENT, type EmitEvent } from '../events.ts';
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 
 /** Logs a detected reuse (no token values) and tells the host through the plugin's events. */
 export function reportReplay(logger: Logger, emit: EmitEvent, event: ReplayEvent): void {

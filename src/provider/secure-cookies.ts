@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
 
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 
 /**
  * oidc-provider marks its cookies (the session's, the interaction's) Secure

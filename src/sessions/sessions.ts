@@ -1,8 +1,8 @@
 import type Provider from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
-import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
-import type { Logger } from '../options.ts';
+import { CONSOLE_CLIENT_ID } from '../console-client.ts';
+import type { Logger } from '../host.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';

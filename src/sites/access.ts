@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 import type { Store } from '../store/store.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites, SiteStatus } from './connected-sites.ts';

@@ -1,6 +1,6 @@
-import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
+import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 import { writeThrottle } from '../write-throttle.ts';
 import type { ConnectedSites } from './connected-sites.ts';
 

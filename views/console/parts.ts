@@ -8,7 +8,7 @@ import { t } from '../../src/i18n/index.ts';
 import type { Locale, MessageKey } from '../../src/i18n/index.ts';
 import { fillHtml, html } from '../../src/text/html.ts';
 import type { HtmlValue, SafeHtml } from '../../src/text/html.ts';
-import type { ConsoleSection } from '../../src/console/sections.ts';
+import type { ConsoleSection } from '../../src/host.ts';
 import { csrfField } from '../layout.ts';
 import type { Category } from '../letters/notification.ts';
 

@@ -2,10 +2,10 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-import { CONSOLE_CLIENT_ID } from '../console/console-client.ts';
-import { routePrefixMatcher } from '../provider/paths.ts';
-import { subjectFor } from '../provider/subject.ts';
-import type { ConnectedSites } from './connected-sites.ts';
+import { CONSOLE_CLIENT_ID } from '../console-client.ts';
+import { routePrefixMatcher } from './paths.ts';
+import { subjectFor } from './subject.ts';
+import type { ConnectedSites } from '../sites/connected-sites.ts';
 
 /**
  * Writes every completed sign-in at a site into Connected sites, with the

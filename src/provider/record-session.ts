@@ -2,10 +2,10 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-import type { Logger } from '../options.ts';
+import type { Logger } from '../host.ts';
 import { writeThrottle } from '../write-throttle.ts';
-import { routePrefixMatcher } from '../provider/paths.ts';
-import type { Sessions } from './sessions.ts';
+import { routePrefixMatcher } from './paths.ts';
+import type { Sessions } from '../sessions/sessions.ts';
 
 /** At most one write per session per minute and process. */
 const EVERY_MS = 60_000;

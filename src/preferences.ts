@@ -1,6 +1,6 @@
-import { isLocale, type Locale } from '../i18n/index.ts';
-import * as commands from '../store/commands.ts';
-import type { Store } from '../store/store.ts';
+import { isLocale, type Locale } from './i18n/index.ts';
+import * as commands from './store/commands.ts';
+import type { Store } from './store/store.ts';
 
 /**
  * What the person chose in the console (persistent): the language, which
