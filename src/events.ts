@@ -1,5 +1,5 @@
 import type { AnswerAgainEvent, ReplayEvent } from '../adapters/store-adapter.ts';
-import type { NotificationResult } from './notify/route.ts';
+import type { NotificationResult } from './notify/notification.ts';
 
 /**
  * Emitted when a rotated refresh token or a redeemed authorization code is

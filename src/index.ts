@@ -23,7 +23,7 @@ export type { Category, Delivery, SkipReason } from './notify/categories.ts';
 export type { SenderPatch, SenderSettings, Senders } from './notify/senders.ts';
 export type { Inbox, InboxEntry, InboxItem, InboxPage } from './notify/inbox.ts';
 export type { LetterJob, LetterOutcome, LetterQueue, NotificationLetterJob, TheftLetterJob } from './notify/letters.ts';
-export type { NotificationResult } from './notify/route.ts';
+export type { NotificationResult } from './notify/notification.ts';
 export type { Preferences } from './preferences.ts';
 export type { ConsolePerson, ConsoleSection, ConsoleSections } from './host.ts';
 export type { Locale } from './i18n/index.ts';

@@ -13,7 +13,7 @@ import { resolveOptions, type ResolvedOptions, type SignoutNotifyOptions } from 
 import { randomBytes } from 'node:crypto';
 import { negotiateLocale } from './i18n/index.ts';
 import { LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, UNAVAILABLE_EVENT, type EmitEvent, type SignoutNotifyEventName, type SignoutNotifyEvents } from './events.ts';
-import type { NotificationResult } from './notify/route.ts';
+import type { NotificationResult } from './notify/notification.ts';
 
 import { withConsoleClient } from './provider/console-client.ts';
 import { consoleData } from './console/data.ts';
@@ -38,12 +38,12 @@ import { createSessions, type Sessions } from './sessions/sessions.ts';
 import { createConnectedSites, type ConnectedSite, type ConnectedSites } from './sites/connected-sites.ts';
 import { recordSignIns } from './provider/record-sign-in.ts';
 import { bullmqLetterQueue, memoryLetterQueue, type LetterQueue } from './notify/letters.ts';
-import { notifyRoutes } from './notify/route.ts';
+import { notifyRoutes } from './api/notify.ts';
 import { createInbox, type Inbox } from './notify/inbox.ts';
 import { createSenders, type Senders } from './notify/senders.ts';
 import { createTheftNotices } from './notify/theft-notice.ts';
 import { letterSender } from './notify/send-letter.ts';
-import { unsubscribeRoutes } from './notify/unsubscribe-routes.ts';
+import { unsubscribeRoutes } from './api/unsubscribe.ts';
 import { createUnsubscribeTokens } from './notify/unsubscribe-token.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 

@@ -4,7 +4,8 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { z } from 'zod';
 
-import { readBody } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
+import { validate } from '../http/validate.ts';
 import { crossOrigin, jsonErrors, loginRequired, PluginError } from '../http/errors.ts';
 import { sameOrigin } from '../http/origin.ts';
 import { CATEGORIES, DELIVERIES } from '../notify/categories.ts';
@@ -48,7 +49,7 @@ export function consoleApiGuards(deps: { provider: Provider; logger: Logger }): 
   }];
 }
 
-export const notFound = (what: string) => new PluginError(404, 'not_found', what);
+export const notFound = (what: string) => new PluginError('not_found', what);
 export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A connected site as the JSON API gives it: its times as ISO strings, `lastUsedAt` null until first use. */
@@ -70,17 +71,6 @@ const senderChange = z.object({
   categories: z.object(Object.fromEntries(CATEGORIES.map((c) => [c, z.enum(DELIVERIES).optional()]))).strict().optional(),
 }).strict();
 
-/** One validate step: the first problem as invalid_request, naming the field. */
-function validate<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const at = issue.path.join('.');
-  if (issue.code === 'unrecognized_keys') {
-    throw new errors.InvalidRequest(`unknown field ${issue.keys.map((k) => `"${at ? `${at}.` : ''}${k}"`).join(', ')}`);
-  }
-  throw new errors.InvalidRequest(`${at || 'body'}: ${issue.message}`);
-}
 
 /**
  * The console's JSON API for the signed-in person (README "Console"). The
@@ -110,15 +100,7 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
   });
 
   api.put('/senders/:clientId', async (ctx) => {
-    if (!ctx.is('application/json')) throw new errors.InvalidRequest('content type must be application/json');
-    let body: unknown;
-    try {
-      body = JSON.parse(await readBody(ctx, 4096));
-    } catch (err) {
-      if (err instanceof errors.InvalidRequest) throw err;
-      throw new errors.InvalidRequest('body is not valid JSON');
-    }
-    const change = validate(senderChange, body);
+    const change = validate(senderChange, await readJson(ctx, 4096));
     const site = await deps.sites.get(ctx.state.accountId, ctx.params.clientId!);
     if (site?.status !== 'connected' || !(await orgs.mayUse(ctx.state.accountId, site.clientId))) throw notFound('no such sender: a site you signed in to and did not block');
     const settings = await deps.senders.update(ctx.state.accountId, ctx.params.clientId!, change);
@@ -145,7 +127,7 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
   const orgAdmin: Middleware<ApiState> = async (ctx, next) => {
     // An unknown organization and someone else's look the same: 403.
     if (!orgs.isAdmin((ctx as unknown as { params: { orgId: string } }).params.orgId, ctx.state.accountId)) {
-      throw new PluginError(403, 'access_denied', 'only the organization’s administrators may do this');
+      throw new PluginError('not_admin', 'only the organization’s administrators may do this');
     }
     await next();
   };
@@ -160,7 +142,7 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
   api.delete('/orgs/:orgId/members/:accountId', orgAdmin, async (ctx) => {
     const result = await access.removeMember(ctx.params.orgId!, ctx.params.accountId!);
     if (result === 'not_member') throw notFound('no such member');
-    if (result === 'admin') throw new PluginError(400, 'invalid_request', 'administrators are set in the configuration and cannot be removed here');
+    if (result === 'admin') throw new PluginError('invalid_request', 'administrators are set in the configuration and cannot be removed here');
     ctx.status = 204;
   });
 

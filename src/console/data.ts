@@ -9,7 +9,7 @@ import type { ContactLookup } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import type { ConsoleMessageView, ConsoleSenderView, ConsoleSiteView } from '../../views/console.ts';
-import type { OrgMemberView } from '../../views/console-org.ts';
+import type { OrgMemberView } from '../../views/console/org.ts';
 
 export interface ConsoleDataDeps {
   provider: Provider;

@@ -16,7 +16,7 @@ import type { Organizations } from '../orgs/organizations.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { blockConfirmPage, consolePage, type ConsoleNotice } from '../../views/console.ts';
-import { orgMembershipPage, orgPage, removeMemberConfirmPage } from '../../views/console-org.ts';
+import { orgMembershipPage, orgPage, removeMemberConfirmPage } from '../../views/console/org.ts';
 import { CONSOLE_CALLBACK } from '../console-client.ts';
 import type { ConsoleData } from './data.ts';
 import { backWithNotice, consoleForm, CONSOLE_PATH, pageCommon, signedInPages, type PageState } from './page-context.ts';
@@ -58,7 +58,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     if (ctx.query.error !== undefined) {
       // The link's own words (error_description) are never shown as ours.
       const denied = ctx.query.error === 'access_denied';
-      throw new PluginError(400, 'access_denied', 'signing in to the console did not complete', denied ? 'error.callback_denied' : 'error.callback_failed');
+      throw new PluginError('console_sign_in_failed', 'signing in to the console did not complete', denied ? 'error.callback_denied' : 'error.callback_failed');
     }
     ctx.status = 303;
     ctx.redirect(CONSOLE_PATH.test(state) && !state.startsWith(CONSOLE_CALLBACK) ? state : '/console');
@@ -94,7 +94,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
 
   async function siteOf(ctx: { state: PageState; params: Record<string, string> }) {
     const site = (await data.sites(ctx.state.accountId)).find((s) => s.clientId === ctx.params.clientId);
-    if (!site) throw new PluginError(404, 'not_found', 'you never signed in to this site');
+    if (!site) throw new PluginError('not_found', 'you never signed in to this site');
     return site;
   }
 
@@ -119,7 +119,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
   router.post('/senders/:clientId', signedIn, async (ctx) => {
     const fields = await form(ctx as never);
     const site = await siteOf(ctx);
-    if (site.status !== 'connected') throw new PluginError(404, 'not_found', 'a blocked site sends nothing');
+    if (site.status !== 'connected') throw new PluginError('not_found', 'a blocked site sends nothing');
     const categories: Partial<Record<Category, Delivery>> = {};
     for (const category of CATEGORIES) {
       const value = fields[category];
@@ -155,7 +155,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     const orgId = (ctx as unknown as { params: { orgId: string } }).params.orgId;
     if (!deps.orgs.isAdmin(orgId, ctx.state.accountId)) {
       // Not theirs to manage: for them there is no such page.
-      throw new PluginError(404, 'not_found', 'only the organization’s administrators may see this page');
+      throw new PluginError('not_found', 'only the organization’s administrators may see this page');
     }
     await next();
   };
@@ -166,7 +166,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     const org = deps.orgs.get(ctx.params.orgId!);
     const me = (await data.memberships(ctx.state.accountId)).find((m) => m.id === ctx.params.orgId);
     // Someone else's organization, or none: nothing at this address for them.
-    if (!org || !me) throw new PluginError(404, 'not_found', 'no such page');
+    if (!org || !me) throw new PluginError('not_found', 'no such page');
     sendPage(ctx, orgMembershipPage({
       ...common(ctx),
       org: { id: org.id, name: org.name },
@@ -186,7 +186,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
 
   async function memberOf(ctx: { params: Record<string, string> }) {
     const member = (await data.members(ctx.params.orgId!)).find((m) => m.accountId === ctx.params.accountId);
-    if (!member) throw new PluginError(404, 'not_found', 'no such member');
+    if (!member) throw new PluginError('not_found', 'no such member');
     return member;
   }
 
@@ -198,7 +198,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
   router.post('/orgs/:orgId/members/:accountId/remove', signedIn, orgAdmin, async (ctx) => {
     await form(ctx as never);
     const result = await deps.access.removeMember(ctx.params.orgId!, ctx.params.accountId!);
-    if (result === 'not_member') throw new PluginError(404, 'not_found', 'no such member');
+    if (result === 'not_member') throw new PluginError('not_found', 'no such member');
     if (result === 'admin') throw new errors.InvalidRequest('administrators are set in the configuration and cannot be removed here');
     ctx.status = 303;
     ctx.redirect(`/console/orgs/${encodeURIComponent(ctx.params.orgId!)}?done=removed#notice`);

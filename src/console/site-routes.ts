@@ -6,7 +6,7 @@ import type { Csrf } from '../http/csrf.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { PluginError } from '../http/errors.ts';
 import { sendPage } from '../http/page.ts';
-import { siteHosts } from '../notify/own-site.ts';
+import { siteHosts } from '../sites/own-site.ts';
 import type { Senders } from '../notify/senders.ts';
 import type { ContactLookup, Logger } from '../host.ts';
 import type { RemoveAccessResult, SiteAccess } from '../sites/access.ts';
@@ -44,7 +44,7 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
   /** Remove access refused: a site never used (404), a blocked one (409: Block keeps its meaning until Unblock). */
   function refuseUnless(result: RemoveAccessResult): void {
     if (result === 'not_connected') throw notFound('you never signed in to this site');
-    if (result === 'blocked') throw new PluginError(409, 'site_blocked', 'the site is blocked: it has no access to remove; unblock it first');
+    if (result === 'blocked') throw new PluginError('site_blocked', 'the site is blocked: it has no access to remove; unblock it first');
   }
 
   /** What the site's registration says about it, and what the person set for its messages. */
@@ -88,7 +88,7 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
 
   pages.get('/sites/:clientId/remove-access', signedIn, async (ctx) => {
     const site = await siteOf(ctx.state.accountId, ctx.params.clientId!);
-    if (site.status !== 'connected') throw new PluginError(404, 'not_found', 'this site has no access to remove');
+    if (site.status !== 'connected') throw new PluginError('not_found', 'this site has no access to remove');
     sendPage(ctx, removeAccessConfirmPage({ ...common(ctx), site, from: ctx.query.from === 'site' ? 'site' : 'console' }));
   });
 

@@ -121,3 +121,19 @@ export async function readAnyForm(ctx: Context, limit = 16 * 1024): Promise<Reco
   }
   return form;
 }
+
+/**
+ * A JSON body of at most `limit` bytes, parsed: `application/json` only (a
+ * form or text a page elsewhere could send is refused before it is read),
+ * and `invalid_request` for one that is not JSON. What it holds is the
+ * caller's to validate (./validate.ts).
+ */
+export async function readJson(ctx: Context, limit: number): Promise<unknown> {
+  if (!ctx.is('application/json')) throw new errors.InvalidRequest('content type must be application/json');
+  const raw = await readBody(ctx, limit);
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new errors.InvalidRequest('body is not valid JSON');
+  }
+}

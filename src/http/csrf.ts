@@ -18,7 +18,7 @@ export function createCsrf(secret: () => string | Buffer) {
       const expected = Buffer.from(token(purpose, binding));
       const actual = Buffer.from(given ?? '');
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-        throw new PluginError(400, 'invalid_request', 'the form is out of date; reload the page', 'error.form_expired');
+        throw new PluginError('form_expired', 'the form is out of date; reload the page');
       }
     },
   };

@@ -4,29 +4,15 @@ import { errors } from 'oidc-provider';
 import { negotiateLocale, t, type Locale, type MessageKey } from '../i18n/index.ts';
 import { errorPage } from '../../views/error.ts';
 import { discardBody } from './body.ts';
+import { PAGE_SENTENCE } from './error-codes.ts';
 import { sendPage } from './page.ts';
 
-/** Error codes with a sentence of their own; any other code gets the generic one. */
-const BY_CODE: Readonly<Record<string, MessageKey>> = {
-  invalid_request: 'error.code.invalid_request',
-  invalid_client: 'error.code.invalid_client',
-  invalid_redirect_uri: 'error.code.invalid_redirect_uri',
-  unauthorized_client: 'error.code.invalid_client',
-  unsupported_response_type: 'error.code.invalid_request',
-  unsupported_response_mode: 'error.code.invalid_request',
-  invalid_scope: 'error.code.invalid_request',
-  access_denied: 'error.code.access_denied',
-  not_found: 'error.not_found_body',
-  server_error: 'error.code.server_error',
-  temporarily_unavailable: 'error.code.server_error',
-};
 
 /** What a failed request is told: a sentence of the service's own for its error (never the error's description, which may carry request text). */
 export function errorSentence(locale: Locale, err: { error?: string | undefined; messageKey?: MessageKey | undefined }, sessionGone = false): string {
   if (err.messageKey) return t(locale, err.messageKey);
   if (sessionGone) return t(locale, 'error.session_expired');
-  const key = err.error !== undefined && Object.hasOwn(BY_CODE, err.error) ? BY_CODE[err.error]! : 'error.generic';
-  return t(locale, key);
+  return t(locale, (err.error !== undefined ? PAGE_SENTENCE.get(err.error) : undefined) ?? 'error.generic');
 }
 
 export interface ErrorPageContext {

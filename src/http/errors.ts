@@ -2,29 +2,34 @@ import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 
 import type { MessageKey } from '../i18n/index.ts';
+import { ERRORS, PAGE_SENTENCE, type ErrorName } from './error-codes.ts';
 import type { Logger } from '../host.ts';
 import { asUnavailable, isUnavailable } from '../store/availability.ts';
 import { discardBody } from './body.ts';
 
 /**
- * The plugin's own errors: oidc-provider's error class, so `status`, `expose`
- * and `{ error, error_description }` work as for the provider's.
+ * The plugin's own errors, by their name in the catalog (./error-codes.ts),
+ * which gives the code and status: oidc-provider's error class, so `status`,
+ * `expose` and `{ error, error_description }` work as for the provider's.
  */
 export class PluginError extends errors.OIDCProviderError {
   declare error_description: string;
-  /** The sentence a page shows for it (in the reader's language); else the one for its error code. */
+  /** The sentence a page shows for it (in the reader's language); else the catalog's for its name. */
   declare messageKey?: MessageKey;
 
-  constructor(status: number, error: string, description: string, messageKey?: MessageKey) {
-    super(status, error);
-    Object.assign(this, { error_description: description, ...(messageKey ? { messageKey } : {}) });
+  constructor(name: ErrorName, description: string, messageKey?: MessageKey) {
+    const entry = ERRORS[name];
+    super(entry.status, entry.code);
+    // A name whose sentence is not its code's (form_expired) carries it; the rest take their code's, by the page.
+    const page = messageKey ?? (entry.page !== PAGE_SENTENCE.get(entry.code) ? entry.page : undefined);
+    Object.assign(this, { error_description: description, ...(page ? { messageKey: page } : {}) });
   }
 }
 
 /** 401: the route needs the person's service session. */
-export const loginRequired = () => new PluginError(401, 'login_required', 'sign in to the service first');
+export const loginRequired = () => new PluginError('login_required', 'sign in to the service first');
 /** 403: a state-changing request that did not come from the service's own pages. */
-export const crossOrigin = () => new PluginError(403, 'invalid_request', 'cross-origin request refused');
+export const crossOrigin = () => new PluginError('cross_origin', 'cross-origin request refused');
 
 /**
  * Renders errors of the plugin's JSON routes as `{ error, error_description }`

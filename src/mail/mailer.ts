@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 
 import type { MailTransport } from '../host.ts';
-import { encodedWords, literalDisplayName } from './encoded-words.ts';
+import { encodedWords, literalDisplayName } from '../text/encoded-words.ts';
 
 export interface Letter {
   to: string;

@@ -9,7 +9,7 @@ import { endedKeys } from '../store/ended-keys.ts';
 import { keyAround, type Store } from '../store/store.ts';
 import { DEFAULT_DELIVERY, type Category } from './categories.ts';
 import { inboxKeys, type InboxEntry } from './inbox.ts';
-import type { NotificationRequest, NotifyDeps } from './route.ts';
+import type { NotificationRequest, NotifyLimits } from './notification.ts';
 import type { Senders } from './senders.ts';
 
 /** Key layout of POST /api/notify; documented in the README ("Redis keys"). */
@@ -34,7 +34,7 @@ type NotifyReply = [step: string, value: string | number, id?: string, outcome?:
  * person's (still connected, the person's rate, settings, inbox entry).
  */
 export function siteAndPersonSteps(
-  deps: { store: Store; sites: Pick<ConnectedSites, 'keys'>; senders: Pick<Senders, 'keys'>; orgs: Pick<Organizations, 'mayUse' | 'ofClient'>; contacts: ContactLookup; limits: NotifyDeps['limits'] },
+  deps: { store: Store; sites: Pick<ConnectedSites, 'keys'>; senders: Pick<Senders, 'keys'>; orgs: Pick<Organizations, 'mayUse' | 'ofClient'>; contacts: ContactLookup; limits: NotifyLimits },
   keys: ReturnType<typeof notifyKeys>,
 ) {
   const { store, limits } = deps;

@@ -246,3 +246,14 @@ export function accessRemovedLine(locale: Locale, site: Pick<ConsoleSiteView, 'a
   const key = site.endedByServiceAt !== undefined ? 'console.sites.ended_by_service_on' : 'console.sites.access_removed_on';
   return html`<p class="blocked-on">${tx(locale, key, { date: site.accessRemovedAt === undefined ? '—' : timeTag(locale, site.accessRemovedAt) })}</p>`;
 }
+
+/** Where this page stands in the console, for the pages below its front page. */
+export function breadcrumbs(locale: Locale, trail: { href?: string; label: SafeHtml }[]): SafeHtml {
+  return html`<nav class="crumbs" aria-label="${t(locale, 'console.breadcrumbs')}">
+<ol>
+${trail.map((step) => (step.href
+    ? html`<li><a href="${step.href}">${step.label}</a></li>`
+    : html`<li><span aria-current="page">${step.label}</span></li>`))}
+</ol>
+</nav>`;
+}

@@ -10,8 +10,7 @@ import { t } from '../../src/i18n/index.ts';
 import type { Locale } from '../../src/i18n/index.ts';
 import { html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
-import { accountBar, bdi, buttonForm, noticeBanner, path, timeTag, tx } from './parts.ts';
-import { breadcrumbs } from '../console-org.ts';
+import { accountBar, bdi, breadcrumbs, buttonForm, noticeBanner, path, timeTag, tx } from './parts.ts';
 import { renderPage, type Page } from '../layout.ts';
 
 export interface SessionView {

@@ -15,10 +15,9 @@ import type { Locale } from '../../src/i18n/index.ts';
 import { html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';
 import {
-  accessRemovedLine, accountBar, bdi, breakableHost, buttonForm, CATEGORIES, httpsUrl, newTab, noticeBanner, path, SCOPE_KEYS,
+  accessRemovedLine, accountBar, bdi, breadcrumbs, breakableHost, buttonForm, CATEGORIES, httpsUrl, newTab, noticeBanner, path, SCOPE_KEYS,
   siteLogo, timeTag, tx, type ConsoleSiteView, type Delivery,
 } from './parts.ts';
-import { breadcrumbs } from '../console-org.ts';
 import { renderPage, type Page } from '../layout.ts';
 import type { Category } from '../letters/notification.ts';
 import { lastUsedFact, removeAccessLink } from './site-actions.ts';

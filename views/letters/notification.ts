@@ -1,5 +1,5 @@
 import { t } from '../../src/i18n/index.ts';
-import { encodedWords } from '../../src/mail/encoded-words.ts';
+import { encodedWords } from '../../src/text/encoded-words.ts';
 import type { Locale } from '../../src/i18n/index.ts';
 import { fillHtml, html } from '../../src/text/html.ts';
 import type { SafeHtml } from '../../src/text/html.ts';

@@ -8,8 +8,8 @@ import { htmlErrors } from '../http/error-page.ts';
 import { negotiateLocale } from '../i18n/index.ts';
 import type { ContactLookup } from '../host.ts';
 import { unsubscribePage, type UnsubscribeState } from '../../views/unsubscribe.ts';
-import type { Senders } from './senders.ts';
-import type { UnsubscribeTokens } from './unsubscribe-token.ts';
+import type { Senders } from '../notify/senders.ts';
+import type { UnsubscribeTokens } from '../notify/unsubscribe-token.ts';
 
 export interface UnsubscribeDeps {
   provider: Provider;

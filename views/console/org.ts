@@ -3,13 +3,13 @@
  * confirmation before removing one. No script; the removal is a form POST
  * with the CSRF token, its confirmation a GET page of its own.
  */
-import { t } from '../src/i18n/index.ts';
-import type { Locale } from '../src/i18n/index.ts';
-import { html } from '../src/text/html.ts';
-import type { SafeHtml } from '../src/text/html.ts';
-import { accountBar, bdi, buttonForm, httpsUrl, noticeBanner, path, timeTag, tx } from './console.ts';
-import { renderPage } from './layout.ts';
-import type { Page } from './layout.ts';
+import { t } from '../../src/i18n/index.ts';
+import type { Locale } from '../../src/i18n/index.ts';
+import { html } from '../../src/text/html.ts';
+import type { SafeHtml } from '../../src/text/html.ts';
+import { accountBar, bdi, breadcrumbs, buttonForm, httpsUrl, noticeBanner, path, timeTag, tx } from './parts.ts';
+import { renderPage } from '../layout.ts';
+import type { Page } from '../layout.ts';
 
 export interface OrgMemberView {
   accountId: string;
@@ -48,16 +48,6 @@ function memberName(member: OrgMemberView): SafeHtml {
 
 function memberText(member: OrgMemberView): string {
   return member.email ?? member.accountId;
-}
-
-export function breadcrumbs(locale: Locale, trail: { href?: string; label: SafeHtml }[]): SafeHtml {
-  return html`<nav class="crumbs" aria-label="${t(locale, 'console.breadcrumbs')}">
-<ol>
-${trail.map((step) => (step.href
-    ? html`<li><a href="${step.href}">${step.label}</a></li>`
-    : html`<li><span aria-current="page">${step.label}</span></li>`))}
-</ol>
-</nav>`;
 }
 
 function memberRow(locale: Locale, orgId: string, member: OrgMemberView): SafeHtml {

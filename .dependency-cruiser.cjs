@@ -1,0 +1,66 @@
+/**
+ * The import rules of docs/architecture.md, checked by `npm test`
+ * (test/architecture.test.ts runs dependency-cruiser with this file).
+ * Layers, bottom to top; a module imports its own layer or lower ones only:
+ *   base     src/store, src/text, src/i18n, src/mail and the small files beside them
+ *   adapters adapters/ (oidc-provider's Adapter), on base
+ *   views    views/ (pure functions of data), on src/i18n, src/text and the host types
+ *   domain   src/sites, src/sessions, src/orgs, src/notify, src/theft and the domain files beside them
+ *   web      src/http, src/provider, src/console, src/api
+ *   root     src/plugin.ts, src/options.ts and the package's entry points
+ * examples/ use the package's entry points only; nothing outside test/ imports test/.
+ */
+const BASE = '^src/(store|text|i18n|mail)/|^src/(host|log|random-pool|write-throttle|console-client)\\.ts$';
+const ADAPTERS = '^adapters/';
+const VIEWS = '^views/';
+const DOMAIN = '^src/(sites|sessions|orgs|notify|theft)/|^src/(events|preferences)\\.ts$';
+const WEB = '^src/(http|provider|console|api)/';
+const ENTRY_POINTS = '^src/(index|worker|pages|store-kit)\\.ts$|^adapters/(redis|memory)\\.ts$';
+
+/** A rule that keeps `from` to the paths in `allowed` (and node's and the packages'). */
+const only = (name, comment, from, allowed) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from },
+  to: { pathNot: [allowed, '^node_modules/', '^node:'].join('|'), dependencyTypesNot: ['core', 'npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'] },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No file cycles: a cycle makes both ends one module in all but name.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    only('base-stays-base', 'The store, text, i18n and mail know nothing of what is built on them.', BASE, BASE),
+    only('adapters-on-base', 'The oidc-provider adapter is built on the store alone.', ADAPTERS, `${ADAPTERS}|${BASE}`),
+    only('views-are-pure', 'Views are functions of data: the language, the text rules and the host types only.', VIEWS, `${VIEWS}|^src/(i18n|text)/|^src/host\\.ts$`),
+    only('domain-below-web', 'What the plugin keeps and decides never reaches up to routes or the composition.', DOMAIN, `${DOMAIN}|${BASE}|${ADAPTERS}|${VIEWS}`),
+    only('web-below-root', 'Routes and provider steps never import the composition root.', WEB, `${WEB}|${DOMAIN}|${BASE}|${ADAPTERS}|${VIEWS}`),
+    only('examples-use-the-package', 'The reference provider and the demo site use what the package exports, as a host does.', '^examples/', `^examples/|${ENTRY_POINTS}`),
+    {
+      name: 'test-stays-in-test',
+      comment: 'Nothing outside test/ imports the tests or their helpers.',
+      severity: 'error',
+      from: { pathNot: '^test/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'nothing-imports-bench-or-examples',
+      comment: 'The package never depends on the bench or the examples.',
+      severity: 'error',
+      from: { path: '^(src|adapters|views|scripts)/' },
+      to: { path: '^(bench|examples)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6'],
+  },
+};
