@@ -126,7 +126,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
 
     async function ownPasskey(accountId: string, id: string): Promise<Passkey> {
       const found = (await store.list(accountId)).find((k) => k.id === id);
-      if (!found) throw new PluginError(404, 'not_found', 'no such passkey');
+      if (!found) throw new PluginError('not_found', 'no such passkey');
       return found;
     }
 
@@ -169,7 +169,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       const { account, fields } = await form(ctx);
       await ownPasskey(account.accountId, ctx.params.id!);
       const name = nameSchema.safeParse(fields.name ?? '');
-      if (!name.success) throw new PluginError(400, 'invalid_request', 'name: 1 to 64 characters');
+      if (!name.success) throw new PluginError('invalid_request', 'name: 1 to 64 characters');
       await store.rename(account.accountId, ctx.params.id!, name.data);
       back(ctx, 'passkey_renamed');
     });
@@ -193,7 +193,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
     router.post('/console/passkeys/:id/remove', async (ctx) => {
       const { account } = await form(ctx);
       const result = await store.remove(account.accountId, ctx.params.id!);
-      if ('refused' in result && result.refused === 'missing') throw new PluginError(404, 'not_found', 'no such passkey');
+      if ('refused' in result && result.refused === 'missing') throw new PluginError('not_found', 'no such passkey');
       if ('removed' in result) logger.info('passkey removed', { accountId: account.accountId });
       back(ctx, 'removed' in result ? 'passkey_removed' : 'passkey_last');
     });
@@ -202,7 +202,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
   if (upstreams) {
     const upstreamOf = (id: string | undefined): Upstream => {
       const upstream = upstreams.clients.get(String(id));
-      if (!upstream) throw new PluginError(404, 'not_found', 'no such upstream');
+      if (!upstream) throw new PluginError('not_found', 'no such upstream');
       return upstream;
     };
 
@@ -222,7 +222,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       const { account } = await form(ctx);
       const upstream = upstreamOf(ctx.params.id);
       const result = await upstreams.links.unlink(account.accountId, upstream.id);
-      if ('refused' in result && result.refused === 'missing') throw new PluginError(404, 'not_found', 'not linked');
+      if ('refused' in result && result.refused === 'missing') throw new PluginError('not_found', 'not linked');
       if ('removed' in result) logger.info('upstream account unlinked', { upstream: upstream.id, accountId: account.accountId });
       back(ctx, 'removed' in result ? 'upstream_unlinked' : 'upstream_last');
     });

@@ -85,7 +85,7 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
 
   function upstreamOf(ctx: Context): Upstream {
     const upstream = clients.get(String(ctx.params.id));
-    if (!upstream) throw new PluginError(404, 'not_found', 'no such upstream');
+    if (!upstream) throw new PluginError('not_found', 'no such upstream');
     return upstream;
   }
 
@@ -149,7 +149,7 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
 export function upstreamCallbackRoute(router: Router, deps: UpstreamSupport & { ipLimits: IpLimits; link(ctx: Context, upstream: Upstream, record: UpstreamState, state: string): Promise<void> }): void {
   router.get('/upstream/:id/callback', async (ctx) => {
     const upstream = deps.clients.get(String(ctx.params.id));
-    if (!upstream) throw new PluginError(404, 'not_found', 'no such upstream');
+    if (!upstream) throw new PluginError('not_found', 'no such upstream');
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
     const record = state ? await deps.links.peekState(state) : undefined;
     if (!record || record.upstream !== upstream.id) {

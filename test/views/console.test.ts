@@ -14,8 +14,8 @@ import type {
   ConsoleSiteView,
   Delivery,
 } from '../../views/console.ts';
-import { orgPage, removeMemberConfirmPage } from '../../views/console-org.ts';
-import type { OrgMemberView } from '../../views/console-org.ts';
+import { orgPage, removeMemberConfirmPage } from '../../views/console/org.ts';
+import type { OrgMemberView } from '../../views/console/org.ts';
 
 const SCRIPT = '<script>alert(1)</script>';
 const BREAKOUT = '"><img src=x onerror=alert(1)>';
