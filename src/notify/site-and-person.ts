@@ -6,6 +6,7 @@ import { randomId } from '../random-pool.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import { endedKeys } from '../store/ended-keys.ts';
+import { decodeNotify, decodeNotifyPerson, decodeNotifySite, type NotifyPersonStep, type NotifySiteStep } from '../store/replies.ts';
 import { keyAround, type Store } from '../store/store.ts';
 import { DEFAULT_DELIVERY, type Category } from './categories.ts';
 import { inboxKeys, type InboxEntry } from './inbox.ts';
@@ -25,8 +26,12 @@ export function notifyKeys(p: string, sites: Pick<ConnectedSites, 'keys'>) {
   };
 }
 
-/** What steps 1 and 2 answer: the site step's refusal, or the account (or '') with the id and the person step's outcome. */
-type NotifyReply = [step: string, value: string | number, id?: string, outcome?: string, detail?: string | number];
+/** What steps 1 and 2 answer: the site step, and the person step once the site step found someone; the contact when a letter may go. */
+export interface SiteAndPerson {
+  site: NotifySiteStep;
+  person?: NotifyPersonStep | undefined;
+  contact?: Awaited<ReturnType<ContactLookup>>;
+}
 
 /**
  * Steps 1 and 2 of POST /api/notify, on the store: the site's part (earlier
@@ -53,7 +58,7 @@ export function siteAndPersonSteps(
    * nothing. The contact is looked up once the account is known, only when
    * a letter is to go on a single node, beside step 2 on a Cluster.
    */
-  async function siteThenPerson(request: NotificationRequest, clientId: string, idempotencyKeyName: string, keyed: boolean) {
+  async function siteThenPerson(request: NotificationRequest, clientId: string, idempotencyKeyName: string, keyed: boolean): Promise<SiteAndPerson> {
     const category = request.category as Category;
     const now = Date.now();
     // The entry after its id (`"clientId":...}`): the id may be the one an Idempotency-Key holds.
@@ -63,33 +68,28 @@ export function siteAndPersonSteps(
     const personArgs = [limits.perPerson.limit, limits.perPerson.windowSeconds * 1000, limits.inboxSize, limits.inboxMaxAgeDays * 86_400_000];
     const ofOrganization = deps.orgs.ofClient(clientId).length > 0;
 
-    let reply: NotifyReply;
-    let contact: Awaited<ReturnType<ContactLookup>>;
     if (store.singleNode && !ofOrganization) {
-      reply = await store.run(commands.notify(), siteKeys, [
+      const { site, person } = decodeNotify(await store.run(commands.notify(), siteKeys, [
         ...siteArgs, personKeyBefore, ...personKeysAfter, after((id) => keys.personRate(id, clientId)), ...inboxKeysAfter,
         clientId, category, DEFAULT_DELIVERY[category], entryTail, now, ...personArgs, after(keys.personEnded),
-      ]) as NotifyReply;
+      ]));
       // The host's contact lookup only for a letter: it can no longer run beside step 2.
-      if (reply[3] === 'stored' && reply[4] === 'account_and_email') contact = await deps.contacts(reply[1] as string);
-    } else {
-      reply = await store.run(commands.notifyClient(), siteKeys, siteArgs) as NotifyReply;
-      if (reply[0] === 'ok' && reply[1]) {
-        const [accountId, id, siteEnded] = [reply[1] as string, reply[2]!, reply[3] as string];
-        if (ofOrganization && !(await deps.orgs.mayUse(accountId, clientId))) return { reply: [reply[0], accountId, id, 'not_connected'] as NotifyReply, contact };
-        const [person, found] = await Promise.all([
-          store.run(
-            commands.notifyAccount(),
-            [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId), keys.personEnded(accountId)],
-            [clientId, category, DEFAULT_DELIVERY[category], id, `{"id":"${id}",${entryTail}`, now, ...personArgs, siteEnded],
-          ) as Promise<[string, string | number]>,
-          deps.contacts(accountId),
-        ]);
-        reply = [reply[0], accountId, id, ...person];
-        contact = found;
-      }
+      const letter = site.step === 'ok' && person?.outcome === 'stored' && person.delivery === 'account_and_email';
+      return { site, person, contact: letter ? await deps.contacts(site.accountId) : undefined };
     }
-    return { reply, contact };
+    const site = decodeNotifySite(await store.run(commands.notifyClient(), siteKeys, siteArgs));
+    if (site.step !== 'ok' || !site.accountId) return { site };
+    const { accountId, id, siteEnded } = site;
+    if (ofOrganization && !(await deps.orgs.mayUse(accountId, clientId))) return { site, person: { outcome: 'not_connected' } };
+    const [person, contact] = await Promise.all([
+      store.run(
+        commands.notifyAccount(),
+        [deps.sites.keys.sites(accountId), deps.senders.keys.senders(accountId), keys.personRate(accountId, clientId), keys.order(accountId), keys.entries(accountId), keys.unread(accountId), keys.personEnded(accountId)],
+        [clientId, category, DEFAULT_DELIVERY[category], id, `{"id":"${id}",${entryTail}`, now, ...personArgs, siteEnded],
+      ).then(decodeNotifyPerson),
+      deps.contacts(accountId),
+    ]);
+    return { site, person, contact };
   }
 
   return siteThenPerson;

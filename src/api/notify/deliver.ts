@@ -46,28 +46,27 @@ export function deliver(deps: DeliverDeps): Middleware<NotifyState> {
     // Without a key, a name of the site's slot that is never written (Cluster: one hash tag per script).
     const idempotencyKeyName = keys.idempotency(clientId, idempotencyKey ?? '');
 
-    const { reply, contact } = await siteThenPerson(request, clientId, idempotencyKeyName, idempotencyKey !== undefined);
-    const [step, value, id, outcome, detail] = reply;
-    if (step === 'replay') {
+    const { site, person, contact } = await siteThenPerson(request, clientId, idempotencyKeyName, idempotencyKey !== undefined);
+    if (site.step === 'replay') {
       ctx.status = 202;
-      ctx.body = JSON.parse(value as string) as NotificationResult;
+      ctx.body = JSON.parse(site.answer) as NotificationResult;
       return;
     }
-    if (step === 'rate') throw tooMany(ctx as unknown as Context, Number(value), 'from this site');
+    if (site.step === 'rate') throw tooMany(ctx as unknown as Context, site.retryAfterMs, 'from this site');
     // Made only when thrown: an error's stack trace costs more than the rest of this step.
     const notConnected = () => new PluginError('not_connected', 'this person has not signed in to this site, or has revoked its access');
-    const accountId = value as string;
-    if (!accountId || outcome === 'not_connected') throw notConnected();
-    if (outcome === 'rate') throw tooMany(ctx as unknown as Context, Number(detail), 'to this person');
+    if (!site.accountId || !person || person.outcome === 'not_connected') throw notConnected();
+    if (person.outcome === 'rate') throw tooMany(ctx as unknown as Context, person.retryAfterMs, 'to this person');
+    const { accountId, id } = site;
 
     let result: NotificationResult;
-    if (outcome === 'skip') result = { inApp: false, email: false, skipped: detail as SkipReason };
-    else if (detail !== 'account_and_email') result = { inApp: true, email: false, skipped: null };
+    if (person.outcome === 'skip') result = { inApp: false, email: false, skipped: person.reason as SkipReason };
+    else if (person.delivery !== 'account_and_email') result = { inApp: true, email: false, skipped: null };
     else if (!contact?.email) result = { inApp: true, email: false, skipped: 'no_email' };
     else result = { inApp: true, email: true, skipped: null };
 
     await Promise.all([
-      result.email ? deps.queue.add({ id: id!, accountId, clientId, category: request.category as Category, title: request.title, body: request.body, url: request.url ?? null }) : undefined,
+      result.email ? deps.queue.add({ id, accountId, clientId, category: request.category as Category, title: request.title, body: request.body, url: request.url ?? null }) : undefined,
       idempotencyKey ? store.run(commands.notifyAnswer(), [idempotencyKeyName], [JSON.stringify(result)]) : undefined,
     ]);
     ctx.status = 202;
