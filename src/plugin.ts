@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import type { Configuration } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
-import { createStoreAdapter, type ReplayEvent, type StoreAdapter } from '../adapters/store-adapter.ts';
+import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { consoleLogger } from './log.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import type { ContactLookup, Logger } from './host.ts';
@@ -28,7 +28,8 @@ import { endSessionConfirmPostStep, endSessionPreStep } from './provider/end-ses
 import { routeMatcher } from './provider/paths.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
 import { batchTokenWrites } from './provider/token-batch.ts';
-import { reportReplay, watchReuse } from './provider/reuse.ts';
+import { createTheft } from './theft/theft.ts';
+import { watchReuse } from './theft/watch-reuse.ts';
 import { warnOfInsecureCookies } from './provider/secure-cookies.ts';
 import { unavailableAs503 } from './http/unavailable.ts';
 import { createSiteAccess, type BlockResult, type RemoveAccessResult, type RemoveMemberResult, type UnblockResult } from './sites/access.ts';
@@ -41,7 +42,7 @@ import { bullmqLetterQueue, memoryLetterQueue, type LetterQueue } from './notify
 import { notifyRoutes } from './api/notify.ts';
 import { createInbox, type Inbox } from './notify/inbox.ts';
 import { createSenders, type Senders } from './notify/senders.ts';
-import { createTheftNotices } from './notify/theft-notice.ts';
+import { createTheftNotices } from './theft/notice.ts';
 import { letterSender } from './notify/send-letter.ts';
 import { unsubscribeRoutes } from './api/unsubscribe.ts';
 import { createUnsubscribeTokens } from './notify/unsubscribe-token.ts';
@@ -184,7 +185,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     defaultTtl: options.defaultTtl,
     refreshReuseLeeway: options.refreshReuseLeeway,
     publicClientLeeway: options.publicClientLeeway,
-    onReplay: (event, ctx) => report(event, ctx),
+    onReplay: (event, ctx) => theft.report(event, ctx),
     onAnswerAgain: (event) => {
       logger.info('refresh answer given again within the reuse leeway', { ...event });
       emit(REFRESH_REPLAYED_EVENT, event);
@@ -231,12 +232,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     store, queue: letters, contacts, access, logger, windowMs: options.theftNotice.windowSeconds * 1000,
     inbox: { size: options.notify.inboxSize, maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 },
   });
-  const noticing = new WeakMap<object, Promise<void>>();
-  function report(event: ReplayEvent, ctx?: object): void {
-    reportReplay(logger, emit, event);
-    const work = theftNotice(event).catch((err: Error) => logger.error('theft notice failed', { clientId: event.clientId, reason: err.message }));
-    if (ctx) noticing.set(ctx, work);
-  }
+  const theft = createTheft({ logger, emit, notice: theftNotice });
   const sendLetter = letterSender({
     store, sites, orgs: organizations, senders, contacts, mailer, tokens,
     provider: () => provider ?? letterProvider, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
@@ -317,7 +313,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       target.middleware.unshift(outermost as (typeof target.middleware)[number]);
       target.use(notFoundPages(options.serviceName, () => target.issuer,
         routeMatcher(target, ['token', 'introspection', 'revocation', 'userinfo', 'jwks', 'pushed_authorization_request'])));
-      target.use(batchTokenWrites(target, adapter, (ctx) => noticing.get(ctx)));
+      target.use(batchTokenWrites(target, adapter, theft.pending));
       target.use(missingClientAuthIsInvalidClient(target));
       target.use(codeFlowDiscovery(allowedResponseModes(configured ?? {})));
       target.use(endSessionPreStep(target, options.serviceName));
@@ -351,7 +347,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       );
       const ownRoutes = own.routes() as Middleware;
       target.use((ctx, next) => (OWN_PATHS.test(ctx.path) ? ownRoutes(ctx, next) : next()));
-      watchReuse(target, report, (ctx) => adapter.consumedSource(ctx));
+      watchReuse(target, theft.report, (ctx) => adapter.consumedSource(ctx));
       if (options.letters.worker) startLetterWorker();
     },
     async close() {

@@ -2,14 +2,6 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
 import type { ReplayEvent } from '../../adapters/store-adapter.ts';
-import { REPLAY_EVENT, type EmitEvent } from '../events.ts';
-import type { Logger } from '../host.ts';
-
-/** Logs a detected reuse (no token values) and tells the host through the plugin's events. */
-export function reportReplay(logger: Logger, emit: EmitEvent, event: ReplayEvent): void {
-  logger.warn(`${event.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} reuse detected: grant revoked`, { ...event });
-  emit(REPLAY_EVENT, event);
-}
 
 /** oidc-provider's error_detail for a token or code presented again (lib/actions/grants/*.js). */
 const REUSE = new Set(['refresh token already used', 'authorization code already consumed']);

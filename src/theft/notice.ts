@@ -5,8 +5,8 @@ import { randomId } from '../random-pool.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
-import { inboxKeys, type InboxEntry } from './inbox.ts';
-import type { LetterQueue } from './letters.ts';
+import { inboxKeys, type InboxEntry } from '../notify/inbox.ts';
+import type { LetterQueue } from '../notify/letters.ts';
 
 export interface TheftNoticeDeps {
   store: Store;
