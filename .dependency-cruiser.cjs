@@ -10,7 +10,7 @@
  *   root     src/plugin.ts, src/options.ts and the package's entry points
  * examples/ use the package's entry points only; nothing outside test/ imports test/.
  */
-const BASE = '^src/(store|text|i18n|mail)/|^src/(host|log|random-pool|write-throttle|console-client)\\.ts$';
+const BASE = '^src/(store|text|i18n|mail)/|^src/(host|log|random-pool|write-throttle|console-client|provider-types)\\.ts$';
 const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
 const DOMAIN = '^src/(sites|sessions|orgs|notify|theft)/|^src/(events|preferences)\\.ts$';

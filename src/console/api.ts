@@ -1,5 +1,5 @@
-import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import Router, { type RouterMiddleware } from '@koa/router';
+import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { z } from 'zod';
@@ -41,8 +41,8 @@ export interface ApiState {
 export function consoleApiGuards(deps: { provider: Provider; logger: Logger }): Middleware<ApiState>[] {
   return [jsonErrors(deps.logger), async (ctx, next) => {
     ctx.set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'", 'X-Content-Type-Options': 'nosniff' });
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx as unknown as Context, deps.provider.issuer)) throw crossOrigin();
-    const accountId = await signedInAccount(deps.provider, ctx as unknown as Context);
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx, deps.provider.issuer)) throw crossOrigin();
+    const accountId = await signedInAccount(deps.provider, ctx);
     if (!accountId) throw loginRequired();
     ctx.state.accountId = accountId;
     await next();
@@ -124,9 +124,9 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
     ctx.status = 204;
   });
 
-  const orgAdmin: Middleware<ApiState> = async (ctx, next) => {
+  const orgAdmin: RouterMiddleware<ApiState> = async (ctx, next) => {
     // An unknown organization and someone else's look the same: 403.
-    if (!orgs.isAdmin((ctx as unknown as { params: { orgId: string } }).params.orgId, ctx.state.accountId)) {
+    if (!orgs.isAdmin(ctx.params.orgId!, ctx.state.accountId)) {
       throw new PluginError('not_admin', 'only the organization’s administrators may do this');
     }
     await next();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
@@ -12,6 +12,7 @@ import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import type { ContactLookup } from '../host.ts';
 import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from '../console-client.ts';
 import { signedInAccount } from './session.ts';
+import type { HttpContext } from '../http/context.ts';
 
 /** What every console page route knows once the person is signed in. */
 export interface PageState {
@@ -32,7 +33,7 @@ export interface PageContextDeps {
 export const CONSOLE_PATH = /^\/console(\/[\w%.-]*)*$/;
 
 /** Not signed in: off to sign in (the console's own client) and back to this page afterwards. */
-export function signInFirst(provider: Provider, ctx: Context): void {
+export function signInFirst(provider: Provider, ctx: HttpContext): void {
   const back = ctx.method === 'GET' && CONSOLE_PATH.test(ctx.path) ? ctx.path : '/console';
   const url = new URL(provider.urlFor('authorization'));
   url.search = new URLSearchParams({
@@ -57,10 +58,10 @@ export function signInFirst(provider: Provider, ctx: Context): void {
 export function signedInPages(deps: PageContextDeps): Middleware<PageState> {
   return async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');
-    const accountId = await signedInAccount(deps.provider, ctx as unknown as Context);
+    const accountId = await signedInAccount(deps.provider, ctx);
     if (!accountId) {
       if (ctx.method !== 'GET') throw new errors.SessionNotFound('not signed in');
-      signInFirst(deps.provider, ctx as unknown as Context);
+      signInFirst(deps.provider, ctx);
       return;
     }
     const contact = await deps.contacts(accountId);
@@ -73,7 +74,7 @@ export function signedInPages(deps: PageContextDeps): Middleware<PageState> {
 }
 
 /** A form of the console: same origin, the person's CSRF token; its fields. */
-export async function consoleForm(deps: PageContextDeps, ctx: Context & { state: PageState }): Promise<Record<string, string>> {
+export async function consoleForm(deps: PageContextDeps, ctx: HttpContext & { state: PageState }): Promise<Record<string, string>> {
   if (!sameOrigin(ctx, deps.provider.issuer)) throw crossOrigin();
   const fields = await readForm(ctx);
   deps.csrf.verify('console', ctx.state.accountId, fields.csrf);
@@ -86,7 +87,7 @@ export function pageCommon(ctx: { state: PageState }, serviceName: string) {
 }
 
 /** Back to a console page with a notice, shown where it changed and targeted (#notice). */
-export function backWithNotice(ctx: Context, path: string, notice: string): void {
+export function backWithNotice(ctx: HttpContext, path: string, notice: string): void {
   ctx.status = 303;
   ctx.redirect(`${path}?done=${encodeURIComponent(notice)}#notice`);
 }

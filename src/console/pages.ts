@@ -1,5 +1,5 @@
-import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import Router, { type RouterMiddleware } from '@koa/router';
+import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
@@ -103,21 +103,21 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
   });
 
   router.post('/sites/:clientId/block', signedIn, async (ctx) => {
-    await form(ctx as never);
+    await form(ctx);
     await siteOf(ctx);
     await deps.access.blockSite(ctx.state.accountId, ctx.params.clientId!);
-    back(ctx as never, 'blocked');
+    back(ctx, 'blocked');
   });
 
   router.post('/sites/:clientId/unblock', signedIn, async (ctx) => {
-    await form(ctx as never);
+    await form(ctx);
     await siteOf(ctx);
     await deps.access.unblockSite(ctx.state.accountId, ctx.params.clientId!);
-    back(ctx as never, 'unblocked');
+    back(ctx, 'unblocked');
   });
 
   router.post('/senders/:clientId', signedIn, async (ctx) => {
-    const fields = await form(ctx as never);
+    const fields = await form(ctx);
     const site = await siteOf(ctx);
     if (site.status !== 'connected') throw new PluginError('not_found', 'a blocked site sends nothing');
     const categories: Partial<Record<Category, Delivery>> = {};
@@ -129,30 +129,30 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
     }
     // An unchecked checkbox sends nothing: absent means "not muted".
     await deps.senders.update(ctx.state.accountId, site.clientId, { muted: fields.muted === 'on', categories });
-    back(ctx as never, 'saved');
+    back(ctx, 'saved');
   });
 
   router.post('/inbox/:id/read', signedIn, async (ctx) => {
-    await form(ctx as never);
+    await form(ctx);
     await deps.inbox.markRead(ctx.state.accountId, ctx.params.id!);
-    back(ctx as never, 'read');
+    back(ctx, 'read');
   });
 
   router.post('/inbox/:id/delete', signedIn, async (ctx) => {
-    await form(ctx as never);
+    await form(ctx);
     await deps.inbox.remove(ctx.state.accountId, ctx.params.id!);
-    back(ctx as never, 'deleted');
+    back(ctx, 'deleted');
   });
 
   router.post('/language', signedIn, async (ctx) => {
-    const fields = await form(ctx as never);
+    const fields = await form(ctx);
     if (!isLocale(fields.locale)) throw new errors.InvalidRequest('locale: not a language of the service');
     await deps.preferences.setLocale(ctx.state.accountId, fields.locale);
-    back(ctx as never, 'language');
+    back(ctx, 'language');
   });
 
-  const orgAdmin: Middleware<PageState> = async (ctx, next) => {
-    const orgId = (ctx as unknown as { params: { orgId: string } }).params.orgId;
+  const orgAdmin: RouterMiddleware<PageState> = async (ctx, next) => {
+    const orgId = ctx.params.orgId!;
     if (!deps.orgs.isAdmin(orgId, ctx.state.accountId)) {
       // Not theirs to manage: for them there is no such page.
       throw new PluginError('not_found', 'only the organization’s administrators may see this page');
@@ -196,7 +196,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
   });
 
   router.post('/orgs/:orgId/members/:accountId/remove', signedIn, orgAdmin, async (ctx) => {
-    await form(ctx as never);
+    await form(ctx);
     const result = await deps.access.removeMember(ctx.params.orgId!, ctx.params.accountId!);
     if (result === 'not_member') throw new PluginError('not_found', 'no such member');
     if (result === 'admin') throw new errors.InvalidRequest('administrators are set in the configuration and cannot be removed here');

@@ -30,7 +30,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
 
   /** The uid of the session this request comes from. */
   async function currentUid(ctx: Context): Promise<string> {
-    return (await provider.Session.get(ctx as never)).uid;
+    return (await provider.Session.get(ctx)).uid;
   }
 
   async function names(list: ServiceSession[]): Promise<Map<string, string>> {
@@ -63,33 +63,33 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
 
   pages.get('/', signedIn, async (ctx) => {
     const done = ctx.query.done === 'signed_out' || ctx.query.done === 'signed_out_others' ? ctx.query.done : undefined;
-    sendPage(ctx, sessionsPage({ ...common(ctx), sessions: await views(ctx as unknown as Context, ctx.state.accountId), notice: done }));
+    sendPage(ctx, sessionsPage({ ...common(ctx), sessions: await views(ctx, ctx.state.accountId), notice: done }));
   });
 
   for (const which of ['others', 'all'] as const) {
     pages.get(`/end-${which}`, signedIn, async (ctx) => {
-      sendPage(ctx, endSessionsConfirmPage({ ...common(ctx), which, sessions: await views(ctx as unknown as Context, ctx.state.accountId) }));
+      sendPage(ctx, endSessionsConfirmPage({ ...common(ctx), which, sessions: await views(ctx, ctx.state.accountId) }));
     });
   }
 
   pages.post('/end-others', signedIn, async (ctx) => {
-    await consoleForm(deps, ctx as never);
-    await endMany(ctx as unknown as Context, ctx.state.accountId, false);
-    backWithNotice(ctx as unknown as Context, '/console/sessions', 'signed_out_others');
+    await consoleForm(deps, ctx);
+    await endMany(ctx, ctx.state.accountId, false);
+    backWithNotice(ctx, '/console/sessions', 'signed_out_others');
   });
 
   pages.post('/end-all', signedIn, async (ctx) => {
-    await consoleForm(deps, ctx as never);
-    await endMany(ctx as unknown as Context, ctx.state.accountId, true);
+    await consoleForm(deps, ctx);
+    await endMany(ctx, ctx.state.accountId, true);
     // Signed out here too: the service's own signed-out page.
     ctx.status = 303;
     ctx.redirect(provider.urlFor('end_session_success'));
   });
 
   pages.post('/:id/end', signedIn, async (ctx) => {
-    await consoleForm(deps, ctx as never);
+    await consoleForm(deps, ctx);
     if (!(await sessions.end(ctx.state.accountId, ctx.params.id!))) throw notFound('no such session');
-    backWithNotice(ctx as unknown as Context, '/console/sessions', 'signed_out');
+    backWithNotice(ctx, '/console/sessions', 'signed_out');
   });
 
   /* ---------- JSON API ---------- */
@@ -98,7 +98,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
   api.use(...consoleApiGuards(deps));
 
   api.get('/', async (ctx) => {
-    ctx.body = (await views(ctx as unknown as Context, ctx.state.accountId)).map((s) => ({
+    ctx.body = (await views(ctx, ctx.state.accountId)).map((s) => ({
       ...s,
       firstSeenAt: iso(s.firstSeenAt),
       lastSeenAt: iso(s.lastSeenAt),
@@ -112,11 +112,11 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
   });
 
   api.post('/end-others', async (ctx) => {
-    ctx.body = { ended: await endMany(ctx as unknown as Context, ctx.state.accountId, false) };
+    ctx.body = { ended: await endMany(ctx, ctx.state.accountId, false) };
   });
 
   api.post('/end-all', async (ctx) => {
-    ctx.body = { ended: await endMany(ctx as unknown as Context, ctx.state.accountId, true) };
+    ctx.body = { ended: await endMany(ctx, ctx.state.accountId, true) };
   });
 
   return [api, pages];

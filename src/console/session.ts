@@ -1,8 +1,8 @@
-import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
+import { serviceSession, type HttpContext } from '../http/context.ts';
 
 /** The account of the service session (oidc-provider's session cookie), if someone is signed in. */
-export async function signedInAccount(provider: Provider, ctx: Context): Promise<string | undefined> {
-  const session = await provider.Session.get(ctx as never);
+export async function signedInAccount(provider: Provider, ctx: HttpContext): Promise<string | undefined> {
+  const session = await serviceSession(provider, ctx);
   return session.accountId ?? undefined;
 }

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 
 import type { Csrf } from '../http/csrf.ts';
@@ -76,9 +75,9 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
   });
 
   pages.post('/remove-access', signedIn, async (ctx) => {
-    await consoleForm(deps, ctx as never);
+    await consoleForm(deps, ctx);
     await access.removeAllAccess(ctx.state.accountId);
-    backWithNotice(ctx as unknown as Context, '/console', 'all_access_removed');
+    backWithNotice(ctx, '/console', 'all_access_removed');
   });
 
   pages.get('/sites/:clientId', signedIn, async (ctx) => {
@@ -93,11 +92,11 @@ export function siteRoutes(deps: SiteRoutesDeps): Router[] {
   });
 
   pages.post('/sites/:clientId/remove-access', signedIn, async (ctx) => {
-    const fields = await consoleForm(deps, ctx as never);
+    const fields = await consoleForm(deps, ctx);
     const clientId = ctx.params.clientId!;
     refuseUnless(await access.removeAccess(ctx.state.accountId, clientId));
     const back = fields.from === 'site' ? `/console/sites/${encodeURIComponent(clientId)}` : '/console';
-    backWithNotice(ctx as unknown as Context, back, 'access_removed');
+    backWithNotice(ctx, back, 'access_removed');
   });
 
   /* ---------- JSON API ---------- */

@@ -1,6 +1,6 @@
-import type { Context } from 'koa';
 
 import { errors } from 'oidc-provider';
+import type { HttpContext } from './context.ts';
 
 /** How much of an unread body an early answer waits for (and throws away) before it is sent. */
 export const DISCARD_LIMIT = 64 * 1024;
@@ -14,12 +14,12 @@ const tooLarge = (limit: number) => new errors.InvalidRequest(`request body exce
  * throws, leaving the stream open so the answer can still be sent
  * (`for await` would destroy the request, and the client get a reset).
  */
-export async function readBody(ctx: Context, limit: number): Promise<string> {
+export async function readBody(ctx: HttpContext, limit: number): Promise<string> {
   return (await readBodyBytes(ctx, limit)).toString('utf8');
 }
 
 /** readBody, as bytes. */
-export function readBodyBytes(ctx: Context, limit: number): Promise<Buffer> {
+export function readBodyBytes(ctx: HttpContext, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) return Promise.reject(tooLarge(limit));
   if (ctx.req.readableEnded) return Promise.resolve(Buffer.alloc(0));
@@ -62,7 +62,7 @@ export function readBodyBytes(ctx: Context, limit: number): Promise<Buffer> {
  * it a TCP reset instead of the answer. Past the limit, or when the body is
  * declared larger, the connection closes after the answer.
  */
-export async function discardBody(ctx: Context): Promise<void> {
+export async function discardBody(ctx: HttpContext): Promise<void> {
   const req = ctx.req;
   if (req.readableEnded || req.destroyed) return;
   if (Number(ctx.get('content-length') || 0) > DISCARD_LIMIT) {
@@ -89,7 +89,7 @@ export async function discardBody(ctx: Context): Promise<void> {
 }
 
 /** An application/x-www-form-urlencoded body as a plain object (first value of each name). */
-export async function readForm(ctx: Context, limit = 16 * 1024): Promise<Record<string, string>> {
+export async function readForm(ctx: HttpContext, limit = 16 * 1024): Promise<Record<string, string>> {
   if (!ctx.is('application/x-www-form-urlencoded')) {
     throw new errors.InvalidRequest('content type must be application/x-www-form-urlencoded');
   }
@@ -106,7 +106,7 @@ export async function readForm(ctx: Context, limit = 16 * 1024): Promise<Record<
  * unsubscribe), parsed by the platform's own FormData parser. Text fields
  * only; the first value of each name.
  */
-export async function readAnyForm(ctx: Context, limit = 16 * 1024): Promise<Record<string, string>> {
+export async function readAnyForm(ctx: HttpContext, limit = 16 * 1024): Promise<Record<string, string>> {
   if (!ctx.is('multipart/form-data')) return readForm(ctx, limit);
   const raw = await readBodyBytes(ctx, limit);
   let data: FormData;
@@ -128,7 +128,7 @@ export async function readAnyForm(ctx: Context, limit = 16 * 1024): Promise<Reco
  * and `invalid_request` for one that is not JSON. What it holds is the
  * caller's to validate (./validate.ts).
  */
-export async function readJson(ctx: Context, limit: number): Promise<unknown> {
+export async function readJson(ctx: HttpContext, limit: number): Promise<unknown> {
   if (!ctx.is('application/json')) throw new errors.InvalidRequest('content type must be application/json');
   const raw = await readBody(ctx, limit);
   try {

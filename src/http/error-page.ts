@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 
 import { negotiateLocale, t, type Locale, type MessageKey } from '../i18n/index.ts';
@@ -6,6 +6,7 @@ import { errorPage } from '../../views/error.ts';
 import { discardBody } from './body.ts';
 import { PAGE_SENTENCE } from './error-codes.ts';
 import { sendPage } from './page.ts';
+import type { HttpContext } from './context.ts';
 
 
 /** What a failed request is told: a sentence of the service's own for its error (never the error's description, which may carry request text). */
@@ -35,7 +36,7 @@ function siteLink(site: ErrorPageContext['site']): { name: string; url: string }
 }
 
 /** Answers with the service's error page: title, the sentence for the error, the status, and ways on. */
-export function sendErrorPage(ctx: Context, page: ErrorPageContext, err: { error?: string | undefined; messageKey?: MessageKey | undefined } | 'not_found', status: number): void {
+export function sendErrorPage(ctx: HttpContext, page: ErrorPageContext, err: { error?: string | undefined; messageKey?: MessageKey | undefined } | 'not_found', status: number): void {
   const locale = page.locale ?? negotiateLocale({ acceptLanguage: ctx.get('accept-language') });
   const notFound = err === 'not_found';
   const message = notFound ? t(locale, 'error.not_found_body') : errorSentence(locale, err, err instanceof errors.SessionNotFound);

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { HttpContext } from './context.ts';
 
 /**
  * Whether a state-changing request comes from the service's own pages.
@@ -6,7 +6,7 @@ import type { Context } from 'koa';
  * PUT and DELETE; a request with neither is not from a browser page of ours
  * and is refused too (scripts read, they do not change a person's settings).
  */
-export function sameOrigin(ctx: Context, issuer: string): boolean {
+export function sameOrigin(ctx: HttpContext, issuer: string): boolean {
   const site = ctx.get('sec-fetch-site');
   if (site) return site === 'same-origin';
   const origin = ctx.get('origin');

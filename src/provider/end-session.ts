@@ -10,6 +10,7 @@ import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage, stayedPage } from '../../views/logout.ts';
 import { routeMatcher } from './paths.ts';
 import { subjectFor } from './subject.ts';
+import { providerContext } from '../http/context.ts';
 
 /** Marks a sign-out whose return address was refused, for the signed-out page. */
 const REJECTED_COOKIE = 'osn.return_rejected';
@@ -45,7 +46,7 @@ export function endSessionPreStep(provider: Provider, serviceName: string): Midd
       ctx.cookies.set(REJECTED_COOKIE, '1', { sameSite: 'lax', path, maxAge: SHORT });
     }
     await next();
-    noSessionPage(ctx as unknown as KoaContextWithOIDC, serviceName);
+    noSessionPage(providerContext(ctx), serviceName);
     return undefined;
   };
   return (ctx, next) => (isEndSession(ctx.path) ? step(ctx, next) : next());
@@ -66,7 +67,7 @@ export function endSessionConfirmPostStep(provider: Provider): Middleware {
     await next();
     // An error page, or "Sign out": the provider's answer as it is.
     if (ctx.status !== 303) return;
-    const { oidc } = ctx as unknown as KoaContextWithOIDC;
+    const { oidc } = providerContext(ctx);
     if (oidc.params!.logout) return;
     const location = ctx.response.get('location');
     const success = new URL(oidc.urlFor('end_session_success'));

@@ -1,11 +1,11 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Logger } from '../host.ts';
 import { writeThrottle } from '../write-throttle.ts';
 import { routePrefixMatcher } from './paths.ts';
 import type { Sessions } from '../sessions/sessions.ts';
+import { providerContext } from '../http/context.ts';
 
 /** At most one write per session per minute and process. */
 const EVERY_MS = 60_000;
@@ -24,7 +24,7 @@ export function recordSessions(provider: Provider, sessions: Sessions, logger: L
 
   const step: Middleware = async (ctx, next) => {
     await next();
-    const session = (ctx as unknown as KoaContextWithOIDC).oidc?.entities?.Session as { uid: string; accountId?: string; exp?: number; destroyed?: boolean } | undefined;
+    const session = providerContext(ctx).oidc?.entities?.Session as { uid: string; accountId?: string; exp?: number; destroyed?: boolean } | undefined;
     if (!session?.accountId || session.destroyed || typeof session.exp !== 'number') return;
     const key = `${session.accountId}\u0000${session.uid}`;
     const now = Date.now();

@@ -6,6 +6,7 @@ import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import { routePrefixMatcher } from './paths.ts';
 import { subjectFor } from './subject.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
+import { providerContext } from '../http/context.ts';
 
 /**
  * Writes every completed sign-in at a site into Connected sites, with the
@@ -26,7 +27,7 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
   const step: Middleware = async (ctx, next) => {
     await next();
     if (!succeeded.has(ctx)) return;
-    const { session, client, grant } = (ctx as unknown as KoaContextWithOIDC).oidc;
+    const { session, client, grant } = providerContext(ctx).oidc;
     const accountId = session?.accountId;
     // The console is the service itself, not a site the person connected.
     if (!accountId || !client || client.clientId === CONSOLE_CLIENT_ID) return;
@@ -34,13 +35,13 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
     await sites.recordSignIn({
       accountId,
       clientId: client.clientId,
-      sub: await subjectFor(provider, ctx as unknown as KoaContextWithOIDC, accountId, client),
+      sub: await subjectFor(provider, providerContext(ctx), accountId, client),
       scopes: (grant?.getOIDCScope() ?? '').split(' ').filter(Boolean),
       sid: session.sidFor(client.clientId),
       sessionExpiresAt: typeof session.exp === 'number' ? session.exp * 1000 : now + sessionTtlFallback * 1000,
       at: now,
     });
-    await signedIn?.(ctx as unknown as KoaContextWithOIDC, accountId);
+    await signedIn?.(providerContext(ctx), accountId);
   };
   return (ctx, next) => (completesSignIns(ctx.path) ? step(ctx, next) : next());
 }

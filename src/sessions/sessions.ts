@@ -8,6 +8,7 @@ import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { describeDevice, type Device } from './device.ts';
+import { sessionByUid, type ServiceSessionRecord } from '../provider-types.ts';
 
 /** Sessions a person's list keeps; past it, the least recently active are forgotten (they still work). */
 const MAX_SESSIONS = 100;
@@ -41,15 +42,6 @@ interface SessionRecord {
   userAgent?: string;
 }
 
-/** What oidc-provider's Session holds that ending one needs. */
-interface ProviderSession {
-  uid: string;
-  accountId?: string;
-  exp?: number;
-  authorizations?: Record<string, { sid?: string; grantId?: string; persistsLogout?: boolean }>;
-  destroy(): Promise<void>;
-}
-
 export interface SessionsDeps {
   store: Store;
   adapter: StoreAdapter;
@@ -76,8 +68,8 @@ export function createSessions(deps: SessionsDeps) {
   }
 
   /** The session by its uid, if it is still the person's. */
-  async function find(accountId: string, uid: string): Promise<ProviderSession | undefined> {
-    const session = await provider().Session.findByUid(uid) as unknown as ProviderSession | undefined;
+  async function find(accountId: string, uid: string): Promise<ServiceSessionRecord | undefined> {
+    const session = await sessionByUid(provider(), uid);
     return session?.accountId === accountId ? session : undefined;
   }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../host.ts';
 import type { Store } from '../store/store.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites, SiteStatus } from './connected-sites.ts';
+import { backchannelLogoutOf } from '../provider-types.ts';
 
 export interface AccessDeps {
   sites: ConnectedSites;
@@ -45,8 +46,7 @@ export function createSiteAccess(deps: AccessDeps) {
     const client = await provider.Client.find(clientId).catch(() => undefined);
     if (!client?.backchannelLogoutUri) return;
     const targets: (string | undefined)[] = client.backchannelLogoutSessionRequired ? sids : [undefined];
-    // Client#backchannelLogout signs the logout token with the provider's keys (pairwise sub included).
-    const send = (client as unknown as { backchannelLogout(sub: string, sid?: string): Promise<void> }).backchannelLogout.bind(client);
+    const send = backchannelLogoutOf(client);
     await Promise.all(targets.map((sid) => send(accountId, sid).then(
       () => logger.info('back-channel logout delivered', { clientId }),
       (err: Error) => logger.warn('back-channel logout failed', { clientId, reason: err.message }),

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 
 import { PluginError } from '../../http/errors.ts';
+import { clientSecrets } from '../../provider-types.ts';
 import type { NotifyState } from './state.ts';
 
 const invalidClient = (description: string) => Object.assign(
@@ -24,12 +25,6 @@ export function basicCredentials(header: string): { id: string; secret: string }
   }
 }
 
-/** What oidc-provider's Client has and its typings leave out. */
-interface SecretClient {
-  compareClientSecret(secret: string): Promise<boolean>;
-  checkClientSecretExpiration(message: string): void;
-}
-
 /**
  * Step 1: the site, by HTTP Basic (SPEC "Authentication"). Only confidential
  * clients: a registered secret method, a secret, not expired; the secret
@@ -44,10 +39,10 @@ export function authenticateSite(provider: Provider): Middleware<NotifyState> {
     if (!client || !['client_secret_basic', 'client_secret_post'].includes(client.clientAuthMethod ?? '') || !client.clientSecret) {
       throw invalidClient('client authentication failed');
     }
-    const secrets = client as unknown as SecretClient;
-    if (!(await secrets.compareClientSecret(credentials.secret))) throw invalidClient('client authentication failed');
+    const secrets = clientSecrets(client);
+    if (!(await secrets.compare(credentials.secret))) throw invalidClient('client authentication failed');
     try {
-      secrets.checkClientSecretExpiration('client secret expired');
+      secrets.checkExpiration('client secret expired');
     } catch {
       throw invalidClient('client secret expired');
     }

@@ -52,11 +52,11 @@ export function deliver(deps: DeliverDeps): Middleware<NotifyState> {
       ctx.body = JSON.parse(site.answer) as NotificationResult;
       return;
     }
-    if (site.step === 'rate') throw tooMany(ctx as unknown as Context, site.retryAfterMs, 'from this site');
+    if (site.step === 'rate') throw tooMany(ctx, site.retryAfterMs, 'from this site');
     // Made only when thrown: an error's stack trace costs more than the rest of this step.
     const notConnected = () => new PluginError('not_connected', 'this person has not signed in to this site, or has revoked its access');
     if (!site.accountId || !person || person.outcome === 'not_connected') throw notConnected();
-    if (person.outcome === 'rate') throw tooMany(ctx as unknown as Context, person.retryAfterMs, 'to this person');
+    if (person.outcome === 'rate') throw tooMany(ctx, person.retryAfterMs, 'to this person');
     const { accountId, id } = site;
 
     let result: NotificationResult;

@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 import { z } from 'zod';
 
@@ -42,7 +42,7 @@ export const notificationRequest = z.object({
  * on the site's own host (`url_not_allowed`), an Idempotency-Key.
  */
 export const readRequest: Middleware<NotifyState> = async (ctx, next) => {
-  const body = await readJson(ctx as unknown as Context, MAX_BODY_BYTES);
+  const body = await readJson(ctx, MAX_BODY_BYTES);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new errors.InvalidRequest('body must be a JSON object');
   const request = validate(notificationRequest, body);
   if (!isCategory(request.category)) {
