@@ -15,6 +15,7 @@ const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
 const DOMAIN = '^src/(sites|sessions|orgs|notify|theft)/|^src/(events|preferences)\\.ts$';
 const WEB = '^src/(http|provider|console|api)/';
+const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit)\\.ts$';
 const ENTRY_POINTS = '^src/(index|worker|pages|store-kit)\\.ts$|^adapters/(redis|memory)\\.ts$';
 
 /** A rule that keeps `from` to the paths in `allowed` (and node's and the packages'). */
@@ -40,6 +41,13 @@ module.exports = {
     only('views-are-pure', 'Views are functions of data: the language, the text rules and the host types only.', VIEWS, `${VIEWS}|^src/(i18n|text)/|^src/host\\.ts$`),
     only('domain-below-web', 'What the plugin keeps and decides never reaches up to routes or the composition.', DOMAIN, `${DOMAIN}|${BASE}|${ADAPTERS}|${VIEWS}`),
     only('web-below-root', 'Routes and provider steps never import the composition root.', WEB, `${WEB}|${DOMAIN}|${BASE}|${ADAPTERS}|${VIEWS}`),
+    {
+      name: 'every-file-in-a-layer',
+      comment: 'A file of src/ belongs to one of the layers above (add it to one, or make a folder of a layer).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [BASE, DOMAIN, WEB, ROOT].join('|') },
+      to: {},
+    },
     only('examples-use-the-package', 'The reference provider and the demo site use what the package exports, as a host does.', '^examples/', `^examples/|${ENTRY_POINTS}`),
     {
       name: 'test-stays-in-test',

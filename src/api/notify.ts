@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 
 import { jsonErrors } from '../http/errors.ts';
 import type { Logger } from '../host.ts';
+import type { NotificationResult } from '../notify/notification.ts';
 import { authenticateSite } from './notify/authenticate-site.ts';
 import { deliver, type DeliverDeps } from './notify/deliver.ts';
 import { readRequest } from './notify/read-request.ts';
@@ -11,6 +12,8 @@ import type { NotifyState } from './notify/state.ts';
 export interface NotifyDeps extends DeliverDeps {
   provider: Provider;
   logger: Logger;
+  /** Told of each 202, as the site got it (the host's metrics). */
+  notified?: (clientId: string, result: NotificationResult) => void;
 }
 
 /**
@@ -25,6 +28,7 @@ export function notifyRoutes(deps: NotifyDeps): Router {
     async (ctx, next) => {
       ctx.set('Cache-Control', 'no-store');
       await next();
+      if (ctx.status === 202) deps.notified?.(ctx.state.client.clientId, ctx.body as NotificationResult);
     },
     authenticateSite(deps.provider), // 1. the site, by HTTP Basic; confidential sites only
     readRequest, //                      2. the JSON request, its fields, category, url, Idempotency-Key

@@ -1,0 +1,124 @@
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+
+import type Provider from 'oidc-provider';
+
+import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
+import { LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
+import type { ContactLookup, Logger } from './host.ts';
+import { createCsrf } from './http/csrf.ts';
+import { consoleLogger } from './log.ts';
+import { createMailer } from './mail/mailer.ts';
+import { createInbox } from './notify/inbox.ts';
+import { bullmqLetterQueue, memoryLetterQueue } from './notify/letters.ts';
+import { letterSender } from './notify/send-letter.ts';
+import { createSenders } from './notify/senders.ts';
+import { createUnsubscribeTokens } from './notify/unsubscribe-token.ts';
+import type { ResolvedOptions } from './options.ts';
+import { createOrganizations } from './orgs/organizations.ts';
+import { createPreferences } from './preferences.ts';
+import { withConsoleClient } from './provider/console-client.ts';
+import { createSessions } from './sessions/sessions.ts';
+import { createSiteAccess } from './sites/access.ts';
+import { createConnectedSites } from './sites/connected-sites.ts';
+import { createLastUsed } from './sites/last-used.ts';
+import { MemoryStore, RedisStore, type Store } from './store/store.ts';
+import { createTheftNotices } from './theft/notice.ts';
+import { createTheft } from './theft/theft.ts';
+
+/** The provider the plugin serves, once known: attach() sets `attached`, a worker process `forLetters`. */
+export interface Providers {
+  attached?: Provider | undefined;
+  forLetters?: Provider | undefined;
+}
+
+/**
+ * The plugin's parts, made once from the options and wired to each other:
+ * the store and its adapter, what the plugin keeps for each person, the
+ * letter queue, theft handling, and the events it tells the host of.
+ */
+export function createParts(options: ResolvedOptions, providers: Providers) {
+  const logger: Logger = options.logger ?? consoleLogger;
+  let store: Store;
+  if (options.redis) {
+    store = new RedisStore(options.redis, options.keyPrefix, { timeoutMs: options.redisTimeoutMs });
+  } else {
+    logger.warn('oidc-signout-notify: no Redis client given, using the EMBEDDED IN-MEMORY STORE: every session, token, account and message is lost on restart. Set a Redis client for anything but development.');
+    store = new MemoryStore(options.keyPrefix);
+  }
+
+  // A listener that throws must not break the request that found the theft.
+  const events = new EventEmitter();
+  const emit: EmitEvent = (name, ...args) => {
+    for (const target of [events, providers.attached]) {
+      try {
+        target?.emit(name, ...args);
+      } catch (err) {
+        logger.error('an event listener threw', { event: name, reason: (err as Error).message });
+      }
+    }
+  };
+
+  const storeAdapter = createStoreAdapter(store, {
+    clockTolerance: options.clockTolerance,
+    defaultTtl: options.defaultTtl,
+    refreshReuseLeeway: options.refreshReuseLeeway,
+    publicClientLeeway: options.publicClientLeeway,
+    onReplay: (event, ctx) => theft.report(event, ctx),
+    onAnswerAgain: (event) => {
+      logger.info('refresh answer given again within the reuse leeway', { ...event });
+      emit(REFRESH_REPLAYED_EVENT, event);
+    },
+  });
+  // The console's own client is answered by the adapter (its redirect URI needs the issuer).
+  const adapter: StoreAdapter = { ...storeAdapter, factory: withConsoleClient(storeAdapter.factory, () => providers.attached?.issuer, options.serviceName) };
+  const provider = () => providers.attached;
+
+  const mailer = createMailer(options.mail);
+  const sites = createConnectedSites(store);
+  const organizations = createOrganizations(store, options.organizations);
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider });
+  const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
+  const sessions = createSessions({ store, adapter, sites, access, logger, provider });
+  // Form tokens and unsubscribe links are keyed by the provider's cookie
+  // keys (newest first), so every instance agrees and keys rotate together.
+  const fallbackSecret = randomBytes(32);
+  const secrets = (): (string | Buffer)[] => {
+    const keys = (providers.attached ?? providers.forLetters)?.keys as unknown;
+    return Array.isArray(keys) && keys.length > 0 ? keys.map(String) : [fallbackSecret];
+  };
+  const csrf = createCsrf(() => secrets()[0]!);
+  const senders = createSenders(store);
+  const inbox = createInbox(store, { maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 });
+  const preferences = createPreferences(store);
+  // The person's language chosen in the console wins over the host's.
+  const contacts: ContactLookup = async (accountId) => {
+    const [contact, locale] = await Promise.all([options.contacts(accountId), preferences.locale(accountId)]);
+    if (!contact && !locale) return undefined;
+    return { ...contact, locale: locale ?? contact?.locale };
+  };
+  const tokens = createUnsubscribeTokens(secrets);
+  const onLetter: Parameters<typeof memoryLetterQueue>[2] = (event) => emit(LETTER_EVENT, event);
+  const letters = options.redis
+    ? bullmqLetterQueue(options.redis, options.keyPrefix, options.letters, logger, onLetter)
+    : memoryLetterQueue(options.letters, logger, onLetter);
+  const theft = createTheft({
+    logger,
+    emit,
+    notice: createTheftNotices({
+      store, queue: letters, contacts, access, logger, windowMs: options.theftNotice.windowSeconds * 1000,
+      inbox: { size: options.notify.inboxSize, maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 },
+    }),
+  });
+  const sendLetter = letterSender({
+    store, sites, orgs: organizations, senders, contacts, mailer, tokens,
+    provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
+  });
+
+  return {
+    options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
+    csrf, senders, inbox, preferences, contacts, tokens, letters, theft, sendLetter,
+  };
+}
+
+export type Parts = ReturnType<typeof createParts>;

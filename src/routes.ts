@@ -1,0 +1,65 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+
+import { notifyRoutes } from './api/notify.ts';
+import { unsubscribeRoutes } from './api/unsubscribe.ts';
+import { consoleData } from './console/data.ts';
+import { consoleRoutes } from './console/routes.ts';
+import { NOTIFIED_EVENT } from './events.ts';
+import type { NotificationResult } from './notify/notification.ts';
+import type { Parts } from './parts.ts';
+
+/** One route of the plugin's own, as its router registered it. */
+export interface OwnRoute {
+  methods: string[];
+  path: string;
+}
+
+/** Every route the routers registered (their `use` steps left out), with the prefixes they are mounted under. */
+export function routeTable(router: Router): OwnRoute[] {
+  return router.stack.flatMap((layer) => (layer.methods.length > 0 && typeof layer.path === 'string'
+    ? [{ methods: layer.methods.filter((m) => m !== 'HEAD'), path: layer.path }]
+    : []));
+}
+
+/**
+ * Whether a request path may reach one of the table's routes, matched as
+ * @koa/router matches (any case, a trailing slash): the static start of
+ * each route's path, the shortest that covers the others. The provider's
+ * requests skip the routers' matching on it.
+ */
+export function ownPathMatcher(table: OwnRoute[]): (path: string) => boolean {
+  const starts = [...new Set(table.map(({ path }) => path.split(/[:(*]/, 1)[0]!.replace(/\/+$/, '') || '/'))].sort();
+  const roots = starts.filter((start, i) => !starts.slice(0, i).some((shorter) => start === shorter || start.startsWith(`${shorter}/`)));
+  const escaped = roots.map((root) => root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const own = new RegExp(`^(?:${escaped.join('|')})(?:/|$)`, 'i');
+  return (path) => own.test(path);
+}
+
+/**
+ * The plugin's own routes on a provider: the person's console, POST
+ * /api/notify and the letters' unsubscribe links, in one router; its table
+ * (docs/routes.md lists it) and the path check derived from it.
+ */
+export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]; middleware: Middleware } {
+  const { options, sites, senders, inbox, organizations: orgs, access, csrf, preferences, contacts, logger, sessions, store, letters, tokens } = parts;
+  const data = consoleData({ provider, sites, senders, inbox, orgs, contacts, serviceName: options.serviceName });
+  const router = new Router();
+  router.use(
+    consoleRoutes({
+      provider, data, sites, senders, inbox, orgs, access, csrf, preferences,
+      contacts, serviceName: options.serviceName, logger, sections: options.console.sections, sessions,
+    }).routes(),
+    notifyRoutes({
+      provider, store, sites, orgs, senders, contacts: options.contacts, queue: letters, logger, limits: options.notify,
+      // Notify outcomes for the host's metrics, as the site got them.
+      notified: (clientId: string, result: NotificationResult) => parts.emit(NOTIFIED_EVENT, { clientId, result }),
+    }).routes(),
+    unsubscribeRoutes({ provider, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
+  );
+  const table = routeTable(router);
+  const isOwn = ownPathMatcher(table);
+  const routes = router.routes() as Middleware;
+  return { table, middleware: (ctx, next) => (isOwn(ctx.path) ? routes(ctx, next) : next()) };
+}

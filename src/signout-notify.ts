@@ -1,0 +1,114 @@
+import type { Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+
+import type { StoreAdapter } from '../adapters/store-adapter.ts';
+import type { SignoutNotifyEventName, SignoutNotifyEvents } from './events.ts';
+import type { Logger } from './host.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { Inbox } from './notify/inbox.ts';
+import type { LetterQueue } from './notify/letters.ts';
+import type { Senders } from './notify/senders.ts';
+import type { ResolvedOptions } from './options.ts';
+import type { Organizations } from './orgs/organizations.ts';
+import type { Preferences } from './preferences.ts';
+import type { Sessions } from './sessions/sessions.ts';
+import type { BlockResult, RemoveAccessResult, RemoveMemberResult, UnblockResult } from './sites/access.ts';
+import type { ConnectedSite, ConnectedSites } from './sites/connected-sites.ts';
+import type { Store } from './store/store.ts';
+
+/** The plugin as a host holds it (`createSignoutNotify`): its parts, and what a host calls. */
+export interface SignoutNotify {
+  /** Validated options with defaults applied. */
+  readonly options: ResolvedOptions;
+  /** Where the plugin keeps its data; hosts may keep their own records in it too. */
+  readonly store: Store;
+  /** The oidc-provider adapter and grant revocation. */
+  readonly adapter: StoreAdapter;
+  /** Sends letters (SMTP, the host's transport, or the development outbox). */
+  readonly mailer: Mailer;
+  readonly logger: Logger;
+  /** The sites each person signed in to (Connected sites). */
+  readonly sites: ConnectedSites;
+  /** The person's service sessions: where they are signed in. */
+  readonly sessions: Sessions;
+  readonly organizations: Organizations;
+  /** Mute switches and category settings per person and site. */
+  readonly senders: Senders;
+  /** The person's inbox at the service. */
+  readonly inbox: Inbox;
+  /** What the person chose in the console (language). */
+  readonly preferences: Preferences;
+  /** The durable letter queue. */
+  readonly letters: LetterQueue;
+  /**
+   * Starts sending letters in this process (attach() does it unless
+   * `letters.worker` is false). A worker process that never attaches passes
+   * its provider, built with the service's configuration: letters take the
+   * issuer, the sites' names and the cookie keys (unsubscribe links) from it.
+   * `runLetterWorker` from `oidc-signout-notify/worker` wraps this with
+   * graceful shutdown.
+   */
+  startLetterWorker(provider?: Provider): void;
+  /** Stops sending letters in this process once the letters in hand are sent; the rest wait for another worker. */
+  stopLetterWorker(): Promise<void>;
+  /**
+   * Listens to one of the plugin's events (typed; see SignoutNotifyEvents).
+   * The same events reach `provider.on(...)` once attached. Returns a
+   * function that removes the listener.
+   */
+  on<E extends SignoutNotifyEventName>(event: E, listener: SignoutNotifyEvents[E]): () => void;
+  /** Every site the person signed in to, most recently used first. */
+  connectedSites(accountId: string): Promise<ConnectedSite[]>;
+  /**
+   * Block site: revokes the person's grants and tokens at the site, sends it
+   * back-channel logout, and refuses it tokens until unblocked. Needs attach().
+   */
+  blockSite(accountId: string, clientId: string): Promise<BlockResult>;
+  unblockSite(accountId: string, clientId: string): Promise<UnblockResult>;
+  /**
+   * Remove access: revokes the person's grants and tokens at the site and
+   * sends it back-channel logout, without blocking it: the next sign-in there
+   * asks for consent again. Needs attach() for back-channel logout.
+   */
+  removeAccess(accountId: string, clientId: string): Promise<RemoveAccessResult>;
+  /** Remove access from every connected site; returns the client ids whose access ended. */
+  removeAllAccess(accountId: string): Promise<string[]>;
+  /**
+   * Ends the site's access for every person at once (its secret leaked, the
+   * site was compromised): every grant of the site issued up to now is over,
+   * with every token of it (introspection `active: false`, refresh
+   * `invalid_grant`, the reuse leeway included). One write, whatever the
+   * number of grants: a mark the token reads compare with. The site gets no
+   * back-channel logout (it may be the attacker's); each person's console
+   * shows it as ended by the service, and their next sign-in there asks for
+   * consent again. Returns when it took effect (ms since the epoch; grants
+   * issued in that second end too).
+   */
+  endSiteAccess(clientId: string): Promise<number>;
+  /**
+   * Ends every grant and every service session of one person, at every site,
+   * at once (the account was taken over, or is being closed): their tokens
+   * die with them, each site the person had a session at gets back-channel
+   * logout, and the next sign-in anywhere starts afresh. Returns when it took
+   * effect (ms since the epoch).
+   */
+  endAccountAccess(accountId: string): Promise<number>;
+  /**
+   * An organization admin removes a member: the member's grants at the
+   * organization's sites are revoked, back-channel logout is sent, and later
+   * sign-ins and refreshes there are refused. Authorization is the caller's
+   * job (the console route checks the admin).
+   */
+  removeMember(orgId: string, accountId: string): Promise<RemoveMemberResult>;
+  /** Returns the host's configuration with the plugin's settings merged in. */
+  configure<T extends Configuration>(host: T): T;
+  /**
+   * Mounts the plugin's routes and event handlers on a provider built from
+   * configure(). Throws a TypeError when letters would go to the log (no
+   * transport, no smtpUrl) for an issuer that is not on loopback, unless
+   * `mail.outbox` is `'log'`.
+   */
+  attach(provider: Provider): void;
+  /** Stops timers and transports the plugin created (not the host's Redis client). */
+  close(): Promise<void>;
+}
