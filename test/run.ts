@@ -23,6 +23,7 @@ const CLUSTER_SUITE = [
   'test/e2e/last-used.test.ts',
   'test/e2e/theft-notice.test.ts',
   'test/e2e/refresh-leeway.test.ts',
+  'test/e2e/refresh-chain-findings.test.ts',
   'test/e2e/token-batch.test.ts',
   'test/e2e/instances.test.ts',
   'test/cluster/*.cluster.ts',
