@@ -17,8 +17,9 @@
  * - a revoked refresh token is refused (400, nothing reported); revoking the
  *   last one closes the chain, its access tokens keep their state; revoking
  *   an access token leaves the chain going;
- * - Block site, Remove access, removal from the organization end the chains
- *   at the site; sign-out and sign out everywhere end the session's chains
+ * - Block site, Remove access, removal from the organization (also one whose
+ *   revocation was cut off: membership is checked again) end the chains at
+ *   the site; sign-out and sign out everywhere end the session's chains
  *   without offline_access; an ended chain issues nothing, leeway included;
  * - a write Redis refuses is a 503 with Retry-After, and nothing changed.
  * After every step every token seen is introspected against the model, and
@@ -495,6 +496,22 @@ class RemoveMember extends Step {
   toString() { return 'RemoveMember'; }
 }
 
+/**
+ * An organization's removal whose revocation was cut off half-way: only the
+ * removal is recorded (the plugin's export), the grants are left in place.
+ * Membership is checked again at refresh and introspection (README "Loss of
+ * access"), so the chains at its site end all the same.
+ */
+class RemoveMemberHalfDone extends RemoveMember {
+  protected override async act(m: Model, r: Real) {
+    expect(await r.h.reference.plugin.organizations.recordRemoval(ORG, r.accountId)).to.equal('removed');
+    m.removedFromOrg = true;
+    for (const c of m.chains) if (c.site === 'org') end(c);
+    return { line: 'removal recorded, grants left in place', reports: 0 };
+  }
+  override toString() { return 'RemoveMemberHalfDone'; }
+}
+
 /** Time passes beyond every answer's leeway (only after a rotation since the last wait: waits are dear). */
 class WaitPastLeeway extends Step {
   check(m: Readonly<Model>) { return m.leewayOpen; }
@@ -529,6 +546,7 @@ function commandArbitrary(withLostWrites: boolean): fc.Arbitrary<Step> {
     ['SignOut', 2, chain.map((c) => new SignOut(c))],
     ['SignOutEverywhere', 1, fc.constant(new SignOutEverywhere())],
     ['RemoveMember', 1, fc.constant(new RemoveMember())],
+    ['RemoveMemberHalfDone', 1, fc.constant(new RemoveMemberHalfDone())],
     // Rare: each costs the leeway in time.
     ['WaitPastLeeway', 1, fc.constant(new WaitPastLeeway())],
   ];
