@@ -25,6 +25,7 @@ const CLUSTER_SUITE = [
   'test/e2e/refresh-leeway.test.ts',
   'test/e2e/ended-stays-ended.test.ts',
   'test/e2e/end-site-access.test.ts',
+  'test/e2e/refresh-chain-findings.test.ts',
   'test/e2e/token-batch.test.ts',
   'test/e2e/instances.test.ts',
   'test/cluster/*.cluster.ts',
