@@ -43,7 +43,7 @@ export async function writeIndex(dir: string): Promise<void> {
   const names = (await readdir(dir)).filter((f) => f.endsWith('.md') && f !== 'README.md').sort(newestFirst);
   const titled = await Promise.all(names.map(async (name) => {
     const first = (await readFile(join(dir, name), 'utf8')).split('\n', 1)[0] ?? '';
-    return { name, title: first.replace(/^#\s*/, ''), kind: /-(full|partial|instructions)\b/.exec(name)?.[1] as RunKind | undefined };
+    return { name, title: first.replace(/^#\s*/, '').replace(/\[([^\]]+)\]\([^)]*\)/g, '$1'), kind: /-(full|partial|instructions)\b/.exec(name)?.[1] as RunKind | undefined };
   }));
   const newestFull = titled.find((t) => t.kind === 'full');
   const lines = [
