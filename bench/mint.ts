@@ -1,7 +1,7 @@
 /**
  * Tokens for the runs, made through oidc-provider's own models in the server
  * process (no browser sign-in thousands of times). Each token gets what the
- * real code flow gives it (README "Choices where the spec is silent": without
+ * real code flow gives it (docs/choices.md: without
  * offline_access tokens are bound to the service session):
  *
  *   Session { accountId, loginTs, authorizations: { bench-site: { sid, grantId } } }
@@ -17,7 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import type Provider from 'oidc-provider';
 
-import { CLIENT, TTL } from './servers.ts';
+import { CLIENT, TTL } from './host.ts';
 
 export const SCOPE = 'openid email';
 export const REDIRECT_URI = CLIENT.redirect_uris![0]!;

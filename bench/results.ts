@@ -1,10 +1,18 @@
 /**
- * What the benchmark keeps of its runs (bench/run.ts) and the arithmetic on
- * it, shared by the orchestration, the targets (bench/targets.ts) and the
- * report.
+ * What the benchmark keeps of its runs (bench/run.ts and the operations) and
+ * the arithmetic on it, shared by the orchestration, the targets
+ * (bench/targets.ts) and the report.
  */
-import { percentiles, type Latency, type RunResult } from './ops/drive.ts';
+import { percentiles, type Latency, type RunResult } from './ops/run-result.ts';
+import type { IoredisCost } from './ops/ioredis-cost.ts';
 import type { HttpOp, HttpOpName } from './ops/oauth.ts';
+import type { RaceResult } from './ops/race.ts';
+import type { TextResult } from './ops/text.ts';
+import type { ProfileSummary } from './profile.ts';
+import type { Ticks } from './machine.ts';
+import type { BenchOptions } from './options.ts';
+import type { RunKind } from './results-index.ts';
+import type { GrantRevokeTiming, InboxPageTiming } from './server-api.ts';
 
 /**
  * A: the plugin on Redis; B: plain oidc-provider in memory (the bound); C: plain oidc-provider on the naive Redis adapter (the peer);
@@ -111,7 +119,7 @@ export interface GrowthRow {
   level: string; live: number; op: HttpOpName; title: string; requests: number; rps: number; p50: number; p99: number;
   /** Redis commands per request on A's connection, the "last used" writes left out. */
   commands: number;
-  /** "Last used" writes per request: one per site and person a minute (README "Last used"), so they depend on who the level's tokens belong to, not on the level. */
+  /** "Last used" writes of their own per request (a refresh's ride inside its one script): one per site and person a minute (docs/console.md "Last used"), so they depend on who the level's tokens belong to, not on the level. */
   lastUsed: number;
   /** Redis' own execution time of the request's commands, µs (INFO commandstats usec). */
   exec: number;
@@ -120,3 +128,63 @@ export interface GrowthRow {
 
 /** Redis memory per record (bench/run.ts "memory"). */
 export interface MemoryRow { what: string; perRecord: number; memoryUsage?: number; count: number; encoding?: string }
+
+/** What /api/notify did at a fixed rate with the letter worker sending (bench/notify-ops.ts). */
+export interface NotifyAtRate {
+  rate: number;
+  at?: Aggregate;
+  /** The same rate without a worker (5b′). */
+  alone?: Aggregate;
+  letters?: {
+    letters: number;
+    seconds: number;
+    perSecond: number;
+    /** Cores the worker process kept busy during the counted runs (undefined: the worker ran in A's process). */
+    workerCores?: number;
+    /** Cores the SMTP sink (the mail server's stand-in, on the same machine) kept busy meanwhile. */
+    sinkCores?: number;
+  };
+}
+
+export interface ProfileRow { op: string; server: ServerName; file: string; rps: number; requests: number; summary: ProfileSummary }
+
+/** Everything the operations of one run collect for the report (bench/report-md.ts). */
+export interface Collected {
+  results: OpResult[];
+  notes: string[];
+  profiles: ProfileRow[];
+  raceRows: { server: ServerName; result: RaceResult }[];
+  notifyAtRate?: Aggregate;
+  notifyAtRateAlone?: Aggregate;
+  lettersDuringRate?: NotifyAtRate['letters'];
+  letterResult?: { letters: number; seconds: number; perSecond: number; received: number; pendingAfter: number };
+  clientCost: IoredisCost[];
+  text: TextResult[];
+  extraSequential: { label: string; seq: Sequential }[];
+  memoryRows: MemoryRow[];
+  growthRows: GrowthRow[];
+  /** Redis alone: its time for one HGET of a random filler record, per growth level. */
+  lookupRows: { level: string; records: number; micros: number }[];
+  grantRows: GrantRevokeTiming[];
+  inboxRows: InboxPageTiming[];
+  fillSeconds: number;
+  unfillSeconds: number;
+  growthRetries: number;
+  stealRetries: string[];
+}
+
+export const emptyCollected = (): Collected => ({
+  results: [], notes: [], profiles: [], raceRows: [], clientCost: [], text: [], extraSequential: [], memoryRows: [],
+  growthRows: [], lookupRows: [], grantRows: [], inboxRows: [], fillSeconds: 0, unfillSeconds: 0, growthRetries: 0, stealRetries: [],
+});
+
+/** Everything the run measured, and how. */
+export interface ReportInput extends Collected {
+  opts: BenchOptions;
+  kind: RunKind;
+  startedAt: Date;
+  redisInfo: { version: string; keys: number };
+  loadBefore: number[];
+  ticksBefore: Ticks;
+  constants: { STEAL_LIMIT: number; MAX_RETRIES: number; GROWTH_BATCH: number; SMALL_FILLER: number; INBOX_PAGE: number; growthReps: number };
+}

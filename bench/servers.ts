@@ -15,60 +15,23 @@
  *   with A's round trips. A − D is the plugin's own work, D − B what the
  *   round trips themselves cost on this machine.
  *
- * The host is the same on all four so that A/B and A/C measure the plugin
- * and its store, not a host's account store or metrics (the reference
- * provider reads its accounts from Redis: one more round trip per token
- * request, which any host pays for its own accounts on B and C alike).
- * Each runs in a process of its own (bench/server-process.ts).
+ * The host is the same on all four (bench/host.ts) so that A/B and A/C
+ * measure the plugin and its store, not a host's account store or metrics
+ * (the reference provider reads its accounts from Redis: one more round trip
+ * per token request, which any host pays for its own accounts on B and C
+ * alike). Each runs in a process of its own (bench/server-process.ts).
  */
-import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-
 import { Redis } from 'ioredis';
-import { exportJWK, generateKeyPair } from 'jose';
 import type { Middleware } from 'koa';
 import nodemailer from 'nodemailer';
 import Provider from 'oidc-provider';
-import type { ClientMetadata, Configuration, JWK } from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 
-import { REFERENCE_TTL } from '../examples/reference/provider.ts';
 import { createSignoutNotify, type SignoutNotify } from '../src/index.ts';
-import type { Logger } from '../src/host.ts';
+import { benchLogger, countProviderErrors, hostConfiguration, listen, type CommonSettings } from './host.ts';
 import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
 import { naiveRedisAdapter } from './naive-redis-adapter.ts';
-
-export const CLIENT: ClientMetadata = {
-  client_id: 'bench-site',
-  client_secret: 'bench-site-secret-0123456789abcdef0123',
-  client_name: 'Bench Site',
-  client_uri: 'https://site.example',
-  redirect_uris: ['https://site.example/callback'],
-  post_logout_redirect_uris: ['https://site.example/'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'client_secret_basic',
-};
-
-export const BASIC_AUTH = `Basic ${Buffer.from(`${encodeURIComponent(CLIENT.client_id)}:${encodeURIComponent(CLIENT.client_secret!)}`).toString('base64')}`;
-
-/** The reference provider's TTLs; B gets the same, and run.ts checks the models agree. */
-export const TTL = REFERENCE_TTL;
-
-/** Settings every server shares; made once per run by {@link hostKeys}. */
-export interface CommonSettings {
-  jwks: { keys: JWK[] };
-  cookieKeys: string[];
-  port: number;
-}
-
-/** A run's signing key and cookie key, the same on every server of the run. */
-export async function hostKeys(): Promise<Omit<CommonSettings, 'port'>> {
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  return {
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'bench' } as JWK] },
-    cookieKeys: [randomBytes(32).toString('base64url')],
-  };
-}
+import { countWire, type WireCounter } from './wire.ts';
 
 /** C: the Redis it shares with A, under a key prefix of its own. */
 export interface CSettings extends CommonSettings {
@@ -92,59 +55,6 @@ export interface ASettings extends CommonSettings {
   autoPipelining: boolean;
   /** The plugin's `redisTimeoutMs` (its default when absent); under valgrind a command takes longer than the default allows. */
   redisTimeoutMs?: number;
-}
-
-/** Counts what this process sends to Redis on one ioredis connection: every command, and round trips as the store counts them. */
-export interface WireCounter {
-  commands: number;
-  roundTrips: number;
-  byName: Map<string, number>;
-  /** EVALSHA commands by script SHA-1 (which of the plugin's scripts ran). */
-  byScript: Map<string, number>;
-}
-
-/**
- * Wraps `sendCommand` of one ioredis client. Unlike the store's own counters
- * this sees everything on the connection, BullMQ's letter queue included. A
- * round trip starts when a command is sent while none is in flight, so it is
- * meaningful with one request at a time only.
- */
-export function countWire(client: Redis): WireCounter {
-  const counter: WireCounter = { commands: 0, roundTrips: 0, byName: new Map(), byScript: new Map() };
-  let inflight = 0;
-  const send = client.sendCommand.bind(client);
-  client.sendCommand = ((command, stream) => {
-    counter.commands += 1;
-    counter.byName.set(command.name, (counter.byName.get(command.name) ?? 0) + 1);
-    if (command.name === 'evalsha') {
-      const sha = String(command.args[0]);
-      counter.byScript.set(sha, (counter.byScript.get(sha) ?? 0) + 1);
-    }
-    if (inflight === 0) counter.roundTrips += 1;
-    inflight += 1;
-    const done = () => { inflight -= 1; };
-    command.promise.then(done, done);
-    return send(command, stream);
-  }) as typeof client.sendCommand;
-  return counter;
-}
-
-/** Warnings and errors go to stderr (and are counted); info is dropped. */
-export function benchLogger(name: string): Logger & { warnings: number; errors: number } {
-  const logger = {
-    warnings: 0,
-    errors: 0,
-    info() {},
-    warn(message: string, fields?: Record<string, unknown>) {
-      logger.warnings += 1;
-      console.error(`[${name}] warn: ${message}`, fields ?? '');
-    },
-    error(message: string, fields?: Record<string, unknown>) {
-      logger.errors += 1;
-      console.error(`[${name}] error: ${message}`, fields ?? '');
-    },
-  };
-  return logger;
 }
 
 export interface ServerA {
@@ -302,38 +212,6 @@ function roundTripsFirst(redis: Redis, floor: () => FloorRoute | undefined): Mid
   };
 }
 
-/** The host's configuration, the same on A, B, C and D (A hands it to `plugin.configure()`). */
-function hostConfiguration(settings: CommonSettings, accounts: Map<string, string>): Configuration {
-  return {
-    clients: [CLIENT],
-    jwks: settings.jwks,
-    cookies: { keys: settings.cookieKeys },
-    findAccount: async (_ctx, sub) => {
-      const email = accounts.get(sub);
-      if (email === undefined) return undefined;
-      return { accountId: sub, claims: () => ({ sub, email, email_verified: true }) };
-    },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    scopes: ['openid', 'email', 'offline_access'],
-    features: {
-      devInteractions: { enabled: false },
-      revocation: { enabled: true },
-      introspection: { enabled: true },
-    },
-    // As the plugin sets them (src/provider/configure.ts).
-    rotateRefreshToken: true,
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    ttl: TTL,
-  };
-}
-
-function listen(provider: Provider, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const s = provider.listen(port, '127.0.0.1', () => resolve(s));
-    s.once('error', reject);
-  });
-}
-
 /**
  * oidc-provider as the plugin configures it, without the plugin, on the given
  * adapter (B, C and D). `extend` adds middleware: Koa composes it when the
@@ -361,7 +239,3 @@ async function startPlain(kind: 'B' | 'C' | 'D', settings: CommonSettings, adapt
   };
 }
 
-/** A 500 in either server is a benchmark error: log it. */
-function countProviderErrors(provider: Provider, logger: Logger): void {
-  provider.on('server_error', (_ctx: unknown, err: Error) => logger.error('server_error', { reason: err.message }));
-}

@@ -4,7 +4,7 @@
  * D (the floor) runs in operations 1 to 4 only.
  */
 import { CODE_VERIFIER, REDIRECT_URI, type TokenKind } from '../mint.ts';
-import { BASIC_AUTH } from '../servers.ts';
+import { BASIC_AUTH } from '../host.ts';
 
 export type HttpOpName = 'introspect' | 'introspect-revoked' | 'refresh' | 'code' | 'revoke' | 'notify';
 

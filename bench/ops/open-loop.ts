@@ -19,7 +19,7 @@
  */
 import { connect, type Socket } from 'node:net';
 
-import { runResult, type Load, type RequestSpec, type RunResult } from './drive.ts';
+import { runResult, type Load, type RequestSpec, type RunResult } from './run-result.ts';
 
 /** Sockets it may open: more than the rate ever needs at once, so waiting shows as latency, not as a lower rate. */
 const MAX_SOCKETS = 256;

@@ -6,7 +6,7 @@
  *   refused as reuse and the grant was revoked (the new refresh token is
  *   dead too): strict rotation with reuse detection.
  * - "one answer, given again": every request got the same answer (the
- *   plugin's reuse leeway, README "Refresh that survives a lost answer"); one
+ *   plugin's reuse leeway, docs/reuse-leeway.md); one
  *   live token family, no theft signal since the requests are one client's.
  * - "several live families": more than one rotation went through and their
  *   refresh tokens still work: the race the adapter lost (KNOWN-TRAPS item 2).
