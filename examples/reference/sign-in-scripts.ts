@@ -1,4 +1,4 @@
-import { lazyScript, type Script } from '../../src/store/scripts.ts';
+import { lazyScript, type Script } from '../../src/store-kit.ts';
 
 /**
  * The emailed-code sign-in's atomic steps: `lua/<name>.lua` beside this file

@@ -5,13 +5,7 @@
  * removing are plain forms. The account's last way in cannot be removed: the
  * page says so instead of offering it, and the service refuses it anyway.
  */
-import { t } from '../../../../src/i18n/index.ts';
-import type { Locale, MessageKey } from '../../../../src/i18n/index.ts';
-import { html } from '../../../../src/text/html.ts';
-import type { SafeHtml } from '../../../../src/text/html.ts';
-import { accountBar, bdi, buttonForm, noticeBanner, path, timeTag, tx } from '../../../../views/console.ts';
-import { csrfField, renderPage } from '../../../../views/layout.ts';
-import type { Page } from '../../../../views/layout.ts';
+import { accountBar, bdi, buttonForm, csrfField, html, noticeBanner, path, renderPage, t, timeTag, tx, type Locale, type MessageKey, type Page, type SafeHtml } from '../../../../src/pages.ts';
 
 export interface PasskeyView {
   id: string;
