@@ -12,9 +12,9 @@
  */
 import * as text from './text/html.ts';
 import * as i18n from './i18n/index.ts';
-import * as errorCodes from './http/error-codes.ts';
-import * as csrf from './http/csrf.ts';
-import * as errorPage from './http/error-page.ts';
+import type * as errorCodes from './http/error-codes.ts';
+import type * as csrf from './http/csrf.ts';
+import type * as errorPage from './http/error-page.ts';
 import * as layout from '../views/layout.ts';
 
 // ---- the page and its safety -----------------------------------------------
