@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import * as commands from '../../src/store/commands.ts';
-import type { Store } from '../../src/store/store.ts';
+import { claim, hset, hsetnx, type Store } from '../../src/store-kit.ts';
 import { methodKeys } from './sign-in-methods.ts';
 
 export interface Account {
@@ -45,17 +44,17 @@ export function createAccounts(store: Store) {
      */
     async findOrCreate(address: string, first: { locale?: string; name?: string | undefined } = {}): Promise<Account> {
       const email = normalizeEmail(address);
-      const accountId = (await store.run(commands.claim(), [emailKey(email)], [randomUUID()])) as string;
+      const accountId = (await store.run(claim(), [emailKey(email)], [randomUUID()])) as string;
       const existing = await get(accountId);
       if (existing) {
         if (existing.locale || !first.locale) return existing;
-        await store.run(commands.hsetnx(), [accountKey(accountId)], ['locale', first.locale]);
+        await store.run(hsetnx(), [accountKey(accountId)], ['locale', first.locale]);
         return (await get(accountId))!;
       }
       const createdAt = Date.now();
       const locale = first.locale ? ['locale', first.locale] : [];
       const name = first.name ? ['name', first.name] : [];
-      await store.run(commands.hset(), [accountKey(accountId)], ['email', email, 'createdAt', createdAt, ...locale, ...name]);
+      await store.run(hset(), [accountKey(accountId)], ['email', email, 'createdAt', createdAt, ...locale, ...name]);
       return { accountId, email, createdAt, ...(first.locale ? { locale: first.locale } : {}), ...(first.name ? { name: first.name } : {}) };
     },
     /**
@@ -67,7 +66,7 @@ export function createAccounts(store: Store) {
       const accountId = first.accountId ?? randomUUID();
       const createdAt = Date.now();
       const fields = ['createdAt', createdAt, ...(first.name ? ['name', first.name] : []), ...(first.locale ? ['locale', first.locale] : [])];
-      await store.run(commands.hset(), [accountKey(accountId)], fields);
+      await store.run(hset(), [accountKey(accountId)], fields);
       return { accountId, createdAt, ...(first.name ? { name: first.name } : {}), ...(first.locale ? { locale: first.locale } : {}) };
     },
     async findByEmail(address: string): Promise<Account | undefined> {
@@ -75,7 +74,7 @@ export function createAccounts(store: Store) {
       return accountId ? get(accountId) : undefined;
     },
     async setLocale(accountId: string, locale: string): Promise<void> {
-      await store.run(commands.hset(), [accountKey(accountId)], ['locale', locale]);
+      await store.run(hset(), [accountKey(accountId)], ['locale', locale]);
     },
   };
 }

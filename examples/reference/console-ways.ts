@@ -3,25 +3,17 @@ import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
-import { signedInAccount } from '../../src/console/session.ts';
-import type { ConsolePerson, ConsoleSection } from '../../src/host.ts';
-import { readForm } from '../../src/http/body.ts';
-import { createCsrf } from '../../src/http/csrf.ts';
-import { htmlErrors } from '../../src/http/error-page.ts';
-import { crossOrigin, PluginError } from '../../src/http/errors.ts';
-import { sameOrigin } from '../../src/http/origin.ts';
-import { sendPage } from '../../src/http/page.ts';
-import { negotiateLocale, t, type Locale } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/host.ts';
-import type { Preferences } from '../../src/preferences.ts';
-import { linkedAccountsSection } from './views/console/linked-accounts.ts';
-import { passkeyRemovePage, passkeysSection, type PasskeyView } from './views/console/passkeys.ts';
+import type { ConsolePerson, ConsoleSection, Logger, Preferences } from '../../src/index.ts';
+import { createCsrf, crossOrigin, htmlErrors, negotiateLocale, PluginError, readForm, sameOrigin, sendPage, signedInAccount, t, type Locale } from '../../src/pages.ts';
 import { accountLabel, type Account, type Accounts } from './accounts.ts';
 import type { IpLimits } from './ip-limits.ts';
-import { jsonOptions, nameSchema, shown, type PasskeySupport } from './passkey-routes.ts';
+import { jsonOptions, nameSchema, shown } from './passkey-routes.ts';
 import { MAX_PASSKEYS, type Passkey } from './passkeys.ts';
-import { startUpstream, upstreamCallbackRoute, type UpstreamSupport } from './upstream-routes.ts';
+import type { PasskeySupport, UpstreamSupport } from './sign-in-support.ts';
+import { startUpstream, upstreamCallbackRoute } from './upstream-routes.ts';
 import { UpstreamError, type Upstream, type UpstreamState } from './upstreams.ts';
+import { linkedAccountsSection } from './views/console/linked-accounts.ts';
+import { passkeyRemovePage, passkeysSection, type PasskeyView } from './views/console/passkeys.ts';
 import { parseRegistration, registrationOptions, verifyRegistration } from './webauthn.ts';
 
 export interface ConsoleWaysDeps {

@@ -1,5 +1,4 @@
-import * as commands from '../../src/store/commands.ts';
-import type { Store } from '../../src/store/store.ts';
+import { rateLimit, type Store } from '../../src/store-kit.ts';
 
 export interface Window { limit: number; windowMs: number }
 
@@ -20,7 +19,7 @@ export function createIpLimits(store: Store, rules: { requests: Window; checks: 
     /** Counts one against the IP; 0 when allowed, else the ms until its window ends. */
     async hit(kind: keyof typeof names, ip: string): Promise<number> {
       const rule = rules[kind];
-      const [ok, value] = (await store.run(commands.rateLimit(), [key(kind, ip)], [rule.limit, rule.windowMs])) as [number, number];
+      const [ok, value] = (await store.run(rateLimit(), [key(kind, ip)], [rule.limit, rule.windowMs])) as [number, number];
       return ok === 1 ? 0 : value;
     },
     /**

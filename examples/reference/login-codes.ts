@@ -1,7 +1,6 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
-import * as commands from '../../src/store/commands.ts';
-import type { Store } from '../../src/store/store.ts';
+import { del, putTtl, type Store } from '../../src/store-kit.ts';
 import { createIpLimits, type Window } from './ip-limits.ts';
 import { signInCodeCheck, signInFailure, signInGate, signInTrust } from './sign-in-scripts.ts';
 
@@ -116,7 +115,7 @@ export function createLoginCodes(store: Store, secret: string, limits: LoginCode
       const { verdict, ms } = await gate('issue', email, device);
       if (verdict !== 'ok') return { refused: verdict === 'locked' ? 'locked' : 'address', retryAfterMs: ms };
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await store.run(commands.putTtl(), [key(uid)], [
+      await store.run(putTtl(), [key(uid)], [
         limits.recordMs, 'email', email, 'hash', digest(uid, code), 'attempts', 0, 'expiresAt', Date.now() + limits.ttlMs,
       ]);
       return { code };
@@ -153,7 +152,7 @@ export function createLoginCodes(store: Store, secret: string, limits: LoginCode
         // Stryker disable next-line StringLiteral: the pages read 'missing' and 'expired' and take any other error for a wrong code
         return { error: 'invalid', attemptsLeft: limits.maxAttempts - Number(attempts), email };
       }
-      const won = (await store.run(commands.del(), [key(uid)], [])) === 1;
+      const won = (await store.run(del(), [key(uid)], [])) === 1;
       if (!won) return { error: 'expired', email };
       await store.run(signInTrust(), [g.k.devices], [g.k.hash, Date.now(), limits.knownBrowserMs]);
       return { email };

@@ -5,24 +5,14 @@ import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import { z } from 'zod';
 
-import { errorSentence } from '../../src/http/error-page.ts';
-import { t, type Locale, type MessageKey } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/host.ts';
-import { sendPage } from '../../src/http/page.ts';
-import { passkeySignUpPage } from './views/interaction/passkey-signup.ts';
+import type { Logger } from '../../src/index.ts';
+import { errorSentence, sendPage, t, type Locale, type MessageKey } from '../../src/pages.ts';
 import type { Accounts } from './accounts.ts';
-import type { InteractionKit, InteractionState } from './interactions.ts';
+import type { InteractionKit, InteractionState } from './interaction-kit.ts';
 import type { IpLimits } from './ip-limits.ts';
-import type { Passkeys } from './passkeys.ts';
-import { authenticationOptions, parseAuthentication, parseRegistration, registrationOptions, userHandle, verifyAuthentication, verifyRegistration, type RelyingParty } from './webauthn.ts';
-
-/** Passkeys as the reference provider offers them (provider.ts). */
-export interface PasskeySupport {
-  store: Passkeys;
-  rp: RelyingParty;
-  /** The passkey script's path on the service (assets.ts). */
-  script: string;
-}
+import type { PasskeySupport } from './sign-in-support.ts';
+import { passkeySignUpPage } from './views/interaction/passkey-signup.ts';
+import { authenticationOptions, parseAuthentication, parseRegistration, registrationOptions, userHandle, verifyAuthentication, verifyRegistration } from './webauthn.ts';
 
 /** A name people give (an account's, a passkey's): trimmed, 1-64 characters, no control characters. */
 export const nameSchema = z.string().trim().min(1).max(64).regex(/^[^\p{Cc}\p{Cf}]*$/u);

@@ -1,5 +1,4 @@
-import * as commands from '../../src/store/commands.ts';
-import type { Store } from '../../src/store/store.ts';
+import { claim, hsetnx, putTtl, type Store } from '../../src/store-kit.ts';
 import { passkeyUse, recordUpdate, release, takeRecord } from './sign-in-method-scripts.ts';
 import { digest, methodKeys, removeMethod, type RemoveResult } from './sign-in-methods.ts';
 
@@ -78,11 +77,11 @@ export function createPasskeys(store: Store) {
      * (an authenticator never makes the same id twice: a replayed registration).
      */
     async add(accountId: string, passkey: Passkey): Promise<boolean> {
-      const owner = (await store.run(commands.claim(), [ownerKey(passkey.id)], [accountId])) as string;
+      const owner = (await store.run(claim(), [ownerKey(passkey.id)], [accountId])) as string;
       if (owner !== accountId) return false;
       const { id, transports, ...rest } = passkey;
       const stored: Stored = { ...rest, transports: transports.join(',') };
-      const added = (await store.run(commands.hsetnx(), [methodKeys(p, accountId).passkeys], [id, JSON.stringify(stored)])) === 1;
+      const added = (await store.run(hsetnx(), [methodKeys(p, accountId).passkeys], [id, JSON.stringify(stored)])) === 1;
       return added;
     },
 
@@ -105,7 +104,7 @@ export function createPasskeys(store: Store) {
     /** Keeps the challenge of a ceremony for its binding, replacing an earlier one. */
     async putChallenge(binding: { uid: string } | { accountId: string }, challenge: Challenge): Promise<void> {
       const fields = Object.entries(challenge).filter(([, v]) => v !== undefined).flat() as string[];
-      await store.run(commands.putTtl(), [challengeKey(binding)], [CHALLENGE_TTL_MS, ...fields]);
+      await store.run(putTtl(), [challengeKey(binding)], [CHALLENGE_TTL_MS, ...fields]);
     },
 
     /** Takes the binding's challenge: it answers one ceremony only. */

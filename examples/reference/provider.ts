@@ -7,14 +7,12 @@ import Provider, { interactionPolicy } from 'oidc-provider';
 import type { ClientMetadata, Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import type { Transporter } from 'nodemailer';
 
-import { createSignoutNotify, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
-
-import { negotiateLocale } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/host.ts';
+import { createSignoutNotify, type Logger, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
+import { negotiateLocale, sendErrorPage } from '../../src/pages.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
-import { sendErrorPage } from '../../src/http/error-page.ts';
-import { interactionRoutes, SELECT_ACCOUNT } from './interactions.ts';
 import { trustProxies, type TrustProxy } from './client-ip.ts';
+import { SELECT_ACCOUNT } from './interaction-kit.ts';
+import { interactionRoutes } from './interactions.ts';
 import { createLoginCodes, defaultLoginCodeLimits, type LoginCodeLimits } from './login-codes.ts';
 import { createOperations, type Operations } from './operations.ts';
 import { signInWays, type SignInWays } from './sign-in-ways.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { redisReconnect } from '../../src/index.ts';
 import { blockList, type TrustProxy } from './client-ip.ts';
 import type { ReferenceSettings } from './provider.ts';
-import { loopback } from './upstreams.ts';
+import { loopback } from './upstream-clients.ts';
 
 /** Thrown for bad configuration; start-up prints the message alone and stops. */
 export class ConfigurationError extends Error {}

@@ -1,6 +1,4 @@
-import { pairsToObject } from '../../src/store/commands.ts';
-import { lazyScript, type Script } from '../../src/store/scripts.ts';
-import type { Store } from '../../src/store/store.ts';
+import { lazyScript, pairsToObject, type Script, type Store } from '../../src/store-kit.ts';
 
 /**
  * The atomic steps of passkeys and linked accounts: `lua/<name>.lua` beside

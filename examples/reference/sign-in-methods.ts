@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store-kit.ts';
 import { signInMethodRemove } from './sign-in-method-scripts.ts';
 
 /**

@@ -1,9 +1,10 @@
-import { lazyScript, type Script } from '../../src/store/scripts.ts';
+import { lazyScript, type Script } from '../../src/store-kit.ts';
 
 /**
  * The emailed-code sign-in's atomic steps: `lua/<name>.lua` beside this file
  * (KEYS and ARGV in its header) with its in-process twin for the embedded
- * store, as the plugin's own scripts in src/store/commands.ts.
+ * store (`lazyScript` from oidc-signout-notify/store), as the plugin's own
+ * scripts are made.
  */
 const script = (name: string, memory: Script['memory']) => lazyScript(name, memory, import.meta.url);
 

@@ -1,15 +1,14 @@
 import type Provider from 'oidc-provider';
 
-import type { ConsolePerson, ConsoleSection } from '../../src/host.ts';
-import type { SignoutNotify } from '../../src/plugin.ts';
+import type { ConsolePerson, ConsoleSection, SignoutNotify } from '../../src/index.ts';
 import type { Accounts } from './accounts.ts';
 import { assets } from './assets.ts';
 import { consoleWays } from './console-ways.ts';
 import type { IpLimits } from './ip-limits.ts';
-import type { PasskeySupport } from './passkey-routes.ts';
 import { createPasskeys } from './passkeys.ts';
-import type { UpstreamSupport } from './upstream-routes.ts';
-import { createUpstreamLinks, createUpstreams, type Upstream } from './upstreams.ts';
+import type { PasskeySupport, UpstreamSupport } from './sign-in-support.ts';
+import { createUpstreams } from './upstream-clients.ts';
+import { createUpstreamLinks, type Upstream } from './upstreams.ts';
 import { relyingParty } from './webauthn.ts';
 
 /**

@@ -2,19 +2,13 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 
-import { PluginError } from '../../src/http/errors.ts';
-import { t, type Locale, type MessageKey } from '../../src/i18n/index.ts';
-import type { Logger } from '../../src/host.ts';
+import type { Logger } from '../../src/index.ts';
+import { PluginError, t, type Locale, type MessageKey } from '../../src/pages.ts';
 import type { Accounts } from './accounts.ts';
-import type { InteractionKit, InteractionState } from './interactions.ts';
+import type { InteractionKit, InteractionState } from './interaction-kit.ts';
 import type { IpLimits } from './ip-limits.ts';
-import { UpstreamError, type Upstream, type UpstreamFailure, type UpstreamIdentity, type UpstreamLinks, type Upstreams, type UpstreamState } from './upstreams.ts';
-
-/** Social sign-in as the reference provider offers it (provider.ts). */
-export interface UpstreamSupport {
-  clients: Upstreams;
-  links: UpstreamLinks;
-}
+import type { UpstreamSupport } from './sign-in-support.ts';
+import { UpstreamError, type Upstream, type UpstreamFailure, type UpstreamIdentity, type UpstreamState } from './upstreams.ts';
 
 interface Deps extends UpstreamSupport {
   accounts: Accounts;

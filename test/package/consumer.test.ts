@@ -5,7 +5,7 @@
  * the host's own sign-in step, clients, keys and cookies. Relying site:
  * openid-client; Redis: real; letters: a real SMTP sink.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -93,8 +93,10 @@ function discover(issuer: string): Promise<oidc.Configuration> {
     oidc.ClientSecretBasic(SITE.client_secret), { execute: [oidc.allowInsecureRequests] });
 }
 
-/** The relying site sends the browser to sign in; the host's own login page takes a name; consent is the host's. */
-async function signIn(config: oidc.Configuration, agent: Agent, login: string) {
+const isCallback = (u: string) => u.startsWith(SITE.redirect_uris[0]!);
+
+/** The relying site sends the browser to sign in: the host's own login page. */
+async function startSignIn(config: oidc.Configuration, agent: Agent) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {
@@ -104,9 +106,14 @@ async function signIn(config: oidc.Configuration, agent: Agent, login: string) {
     code_challenge_method: 'S256',
     state,
   });
-  const isCallback = (u: string) => u.startsWith(SITE.redirect_uris[0]!);
   const loginPage = await agent.follow(await agent.get(url.href), isCallback);
   expect(loginPage.status, loginPage.body).to.equal(200);
+  return { loginPage, verifier, state };
+}
+
+/** The host's own login page takes a name; consent is the host's. */
+async function signIn(config: oidc.Configuration, agent: Agent, login: string) {
+  const { loginPage, verifier, state } = await startSignIn(config, agent);
   const done = await agent.follow(await agent.submit(loginPage, formFor(loginPage.body, '/login'), { login }), isCallback);
   expect(done.location, `${done.status} ${done.url}\n${done.body}`).to.match(/^https:\/\/site\.example\/callback\?code=/);
   return oidc.authorizationCodeGrant(config, new URL(done.location!), { pkceCodeVerifier: verifier, expectedState: state });
@@ -216,6 +223,40 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
         const anonymous = await new Agent().request('GET', `${issuer}/console/api/sites`, undefined, { accept: 'application/json' });
         expect(anonymous.status).to.equal(401);
         expect(JSON.parse(anonymous.body)).to.include({ error: 'login_required' });
+      });
+
+      it('serves the host\'s login page built with /pages and /store: the service\'s layout and CSP, its CSRF token, form limit and error pages, wrong names counted in the plugin\'s store', async () => {
+        const agent = new Agent();
+        const { loginPage } = await startSignIn(config, agent);
+        const style = /<style>([\s\S]*?)<\/style>/.exec(loginPage.body)![1]!;
+        const styleHash = createHash('sha256').update(style, 'utf8').digest('base64');
+        expect(loginPage.headers.get('content-security-policy')).to.equal(
+          `default-src 'none'; style-src 'sha256-${styleHash}'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+        );
+        expect(loginPage.headers.get('cache-control')).to.equal('no-store');
+        expect(loginPage.body).to.include('<html lang="en" dir="ltr">').and.include('<title>Sign in — Host Sign-in</title>');
+        const form = formFor(loginPage.body, '/login');
+        expect(Object.keys(form.fields)).to.deep.equal(['csrf', 'login']);
+        expect(form.fields.csrf).to.match(/^[\w-]{43}$/);
+        const post = (fields: Record<string, string>) => agent.request('POST', new URL(form.action, loginPage.url).href, fields);
+
+        const noToken = await post({ login: 'alice' });
+        expect(noToken.status).to.equal(400);
+        expect(noToken.body).to.include('This form is out of date. Reload the page and try again.');
+        const tooLarge = await post({ ...form.fields, login: 'a'.repeat(20_000) });
+        expect(tooLarge.status).to.equal(400);
+        expect(tooLarge.body).to.include('The request was incomplete or not valid.');
+        for (let i = 0; i < 2; i += 1) {
+          const wrong = await post({ ...form.fields, login: 'nobody' });
+          expect(wrong.status).to.equal(400);
+          expect(wrong.body).to.include('<p id="login-error" class="error" role="alert">No such person here.</p>');
+        }
+        const refused = await post({ ...form.fields, login: 'nobody' });
+        expect(refused.status).to.equal(429);
+        expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 600);
+        expect(refused.body).to.include('The request could not be completed.');
+        const right = await agent.follow(await post({ ...form.fields, login: 'alice' }), isCallback);
+        expect(right.location).to.match(/^https:\/\/site\.example\/callback\?code=/);
       });
 
       it('rotates refresh tokens, and a reused one ends the whole chain (invalid_grant) and reaches the host as an event', async () => {
@@ -346,7 +387,10 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
     const installed = join(app.dir, 'node_modules/oidc-signout-notify');
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> };
     const entries = Object.values(manifest.exports).flatMap((target) => (typeof target === 'object' && target.types ? [target.types] : []));
-    expect(entries).to.have.length(4);
+    expect(entries).to.deep.equal([
+      './dist/src/index.d.ts', './dist/src/worker.d.ts', './dist/src/pages.d.ts', './dist/src/store-kit.d.ts',
+      './dist/adapters/redis.d.ts', './dist/adapters/memory.d.ts',
+    ]);
     expect(anyInExports(installed, entries)).to.deep.equal([]);
   });
 

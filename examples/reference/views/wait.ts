@@ -1,4 +1,4 @@
-import type { Locale } from '../../../src/i18n/index.ts';
+import type { Locale } from '../../../src/pages.ts';
 
 /**
  * A wait as people say it, in their language: "3 minutes", "2 hours"

@@ -4,6 +4,11 @@
 // README's snippets in a fresh app; settings come from the environment.
 import { createPrivateKey } from 'node:crypto';
 
+import {
+  createCsrf, csrfField, describedBy, errorMessage, html, htmlErrors, negotiateLocale, PluginError, readForm, renderPage, sendPage, t,
+} from 'oidc-signout-notify/pages';
+import { rateLimit } from 'oidc-signout-notify/store';
+
 const people = new Map([
   ['alice', { email: 'alice@example.com', locale: 'en' }],
   ['bruno', { email: 'bruno@example.com', locale: 'de' }],
@@ -30,43 +35,80 @@ export async function findAccount(ctx, id) {
 
 export const interactions = { url: (ctx, interaction) => `/interaction/${interaction.uid}` };
 
-async function formBody(req) {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return new URLSearchParams(text);
+const SERVICE_NAME = 'Host Sign-in';
+/** Wrong names one sign-in may try before it is refused for a while. */
+const WRONG_NAMES = { limit: 2, windowMs: 10 * 60_000 };
+
+/** The host's login page, in the service's look and with its CSP (oidc-signout-notify/pages). */
+function loginPage(locale, uid, token, error) {
+  const title = t(locale, 'login.title');
+  const main = html`<h1>${title}</h1>
+<form method="post" action="/interaction/${uid}/login">
+${csrfField(token)}
+<div class="field">
+<label for="login">Your name</label>
+${errorMessage('login-error', error)}
+<input id="login" name="login" type="text" required${describedBy(error && 'login-error')}>
+</div>
+<button type="submit" class="primary">${title}</button>
+</form>`;
+  return renderPage({ locale, title, main, serviceName: SERVICE_NAME });
 }
 
-/** The host's sign-in: a name, no password (it is a test host); consent granted as asked. */
-export function mountInteractions(provider) {
+/**
+ * The host's sign-in: a name, no password (it is a test host); consent
+ * granted as asked. Its page and form are built with oidc-signout-notify/pages
+ * (CSRF token, a form read with a size limit, the service's error pages);
+ * wrong names are counted per sign-in in the plugin's store
+ * (oidc-signout-notify/store).
+ */
+export function mountInteractions(provider, store) {
+  const csrf = createCsrf(() => process.env.HOST_COOKIE_KEY);
+  const errorPages = htmlErrors(SERVICE_NAME, () => provider.issuer);
   provider.use(async (ctx, next) => {
     const match = /^\/interaction\/([\w-]+)(\/login)?$/.exec(ctx.path);
     if (!match) return next();
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
-    if (details.uid !== match[1]) ctx.throw(400, 'interaction mismatch');
-    if (ctx.method === 'POST' && match[2]) {
-      const login = (await formBody(ctx.req)).get('login');
-      if (!people.has(login)) ctx.throw(400, 'unknown person');
-      const to = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
-      ctx.status = 303;
-      return ctx.redirect(to);
-    }
-    if (details.prompt.name === 'login') {
-      ctx.type = 'html';
-      ctx.body = `<!doctype html><title>Sign in</title><form method="post" action="/interaction/${details.uid}/login"><input name="login"><button>Sign in</button></form>`;
-      return undefined;
-    }
-    if (details.prompt.name === 'consent') {
-      const grant = details.grantId
-        ? await provider.Grant.find(details.grantId)
-        : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
-      const missing = details.prompt.details;
-      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-      const grantId = await grant.save();
-      const to = await provider.interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-      ctx.status = 303;
-      return ctx.redirect(to);
-    }
-    return ctx.throw(400, `prompt ${details.prompt.name} is not handled by this host`);
+    return errorPages(ctx, async () => {
+      const details = await provider.interactionDetails(ctx.req, ctx.res);
+      if (details.uid !== match[1]) throw new PluginError('invalid_request', 'interaction mismatch');
+      const locale = negotiateLocale({ uiLocales: details.params.ui_locales, acceptLanguage: ctx.get('accept-language') });
+      const token = csrf.token('login', details.uid);
+      if (ctx.method === 'POST' && match[2]) {
+        const form = await readForm(ctx);
+        csrf.verify('login', details.uid, form.csrf);
+        const login = form.login ?? '';
+        if (!people.has(login)) {
+          const [allowed, value] = await store.run(rateLimit(), [`${store.prefix}host:wrong-names:{${details.uid}}`], [WRONG_NAMES.limit, WRONG_NAMES.windowMs]);
+          if (allowed !== 1) {
+            ctx.set('Retry-After', String(Math.ceil(value / 1000)));
+            throw new PluginError('rate_limited', 'too many wrong names for this sign-in');
+          }
+          sendPage(ctx, loginPage(locale, details.uid, token, 'No such person here.'), 400);
+          return;
+        }
+        const to = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
+        ctx.status = 303;
+        ctx.redirect(to);
+        return;
+      }
+      if (details.prompt.name === 'login') {
+        sendPage(ctx, loginPage(locale, details.uid, token));
+        return;
+      }
+      if (details.prompt.name === 'consent') {
+        const grant = details.grantId
+          ? await provider.Grant.find(details.grantId)
+          : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+        const missing = details.prompt.details;
+        if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+        if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+        const grantId = await grant.save();
+        const to = await provider.interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+        ctx.status = 303;
+        ctx.redirect(to);
+        return;
+      }
+      throw new PluginError('invalid_request', `prompt ${details.prompt.name} is not handled by this host`);
+    });
   });
 }

@@ -4,10 +4,7 @@
  * last used, Unlink) or not (Link, which signs in at the upstream). Plain
  * forms, no script. The last way in cannot be unlinked.
  */
-import { t } from '../../../../src/i18n/index.ts';
-import { html } from '../../../../src/text/html.ts';
-import type { SafeHtml } from '../../../../src/text/html.ts';
-import { bdi, buttonForm, path, timeTag, tx } from '../../../../views/console.ts';
+import { bdi, buttonForm, html, path, t, timeTag, tx, type SafeHtml } from '../../../../src/pages.ts';
 import { waysNotice, type WaysInput } from './passkeys.ts';
 
 export interface LinkedAccountView {

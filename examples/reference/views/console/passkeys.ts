@@ -1,17 +1,12 @@
 /**
- * The reference provider's Passkeys section of the console (a host section,
- * src/console/sections.ts) and the confirmation of removing one. Passkeys
- * are added with the passkey script (WebAuthn needs it); renaming and
- * removing are plain forms. The account's last way in cannot be removed: the
- * page says so instead of offering it, and the service refuses it anyway.
+ * The reference provider's Passkeys section of the console (a host section:
+ * the plugin's `console.sections` option) and the confirmation of removing
+ * one. Passkeys are added with the passkey script (WebAuthn needs it);
+ * renaming and removing are plain forms. The account's last way in cannot
+ * be removed: the page says so instead of offering it, and the service
+ * refuses it anyway.
  */
-import { t } from '../../../../src/i18n/index.ts';
-import type { Locale, MessageKey } from '../../../../src/i18n/index.ts';
-import { html } from '../../../../src/text/html.ts';
-import type { SafeHtml } from '../../../../src/text/html.ts';
-import { accountBar, bdi, buttonForm, noticeBanner, path, timeTag, tx } from '../../../../views/console.ts';
-import { csrfField, renderPage } from '../../../../views/layout.ts';
-import type { Page } from '../../../../views/layout.ts';
+import { accountBar, bdi, buttonForm, csrfField, html, noticeBanner, path, renderPage, t, timeTag, tx, type Locale, type MessageKey, type Page, type SafeHtml } from '../../../../src/pages.ts';
 
 export interface PasskeyView {
   id: string;

@@ -1,9 +1,4 @@
-import { t } from '../../../../src/i18n/index.ts';
-import type { Locale, MessageKey } from '../../../../src/i18n/index.ts';
-import { fillHtml, html } from '../../../../src/text/html.ts';
-import type { SafeHtml } from '../../../../src/text/html.ts';
-import { decisionForm, formTargets, renderPage } from '../../../../views/layout.ts';
-import type { Page } from '../../../../views/layout.ts';
+import { decisionForm, fillHtml, formTargets, html, renderPage, t, type Locale, type MessageKey, type Page, type SafeHtml } from '../../../../src/pages.ts';
 
 export type ConsentPageInput = {
   locale: Locale;

@@ -1,8 +1,4 @@
-import { t } from '../../../../src/i18n/index.ts';
-import type { Locale } from '../../../../src/i18n/index.ts';
-import { html } from '../../../../src/text/html.ts';
-import { csrfField, describedBy, errorMessage, formTargets, renderPage } from '../../../../views/layout.ts';
-import type { Page } from '../../../../views/layout.ts';
+import { csrfField, describedBy, errorMessage, formTargets, html, renderPage, t, type Locale, type Page } from '../../../../src/pages.ts';
 
 export type PasskeySignUpPageInput = {
   locale: Locale;

@@ -1,8 +1,4 @@
-import { t } from '../../../../src/i18n/index.ts';
-import type { Locale } from '../../../../src/i18n/index.ts';
-import { html } from '../../../../src/text/html.ts';
-import { neutralizeLinks } from '../../../../src/text/neutralize-links.ts';
-import { automatedLetterHeaders, letterDocument, type Letter } from '../../../../views/letters/shell.ts';
+import { automatedLetterHeaders, html, letterDocument, neutralizeLinks, t, type Locale, type RenderedLetter } from '../../../../src/pages.ts';
 
 export type LoginCodeLetterInput = {
   locale: Locale;
@@ -20,7 +16,7 @@ function oneLine(s: string): string {
   return s.replace(/[\r\n\t]+/g, ' ').trim();
 }
 
-export function loginCodeLetter({ locale, code, serviceName, clientName, minutes = 10 }: LoginCodeLetterInput): Letter {
+export function loginCodeLetter({ locale, code, serviceName, clientName, minutes = 10 }: LoginCodeLetterInput): RenderedLetter {
   // A site's name is its own words: no address in it may become a link.
   const site = clientName ? neutralizeLinks(oneLine(clientName), 'title') : '';
   const lines = {
