@@ -96,6 +96,9 @@ export type ErrorName = errorCodes.ErrorName;
 /** Where an error page sends the reader on: the service's name and issuer (for the console link), the site and the language when known. */
 export type ErrorPageContext = errorPage.ErrorPageContext;
 
+/** Any Koa context the helpers take: a plain one, a router's (with its state and params), or oidc-provider's. */
+export type { HttpContext } from './http/context.ts';
+
 export { readForm } from './http/body.ts';
 export { createCsrf } from './http/csrf.ts';
 export { sameOrigin } from './http/origin.ts';
