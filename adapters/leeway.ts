@@ -91,6 +91,7 @@ export function createLeeway(deps: { store: Store; keys: AdapterKeys; records: R
       const answer = open(sealed, id);
       if (typeof answer?.refresh_token !== 'string') return payload;
       const stands = await answerStands(payload, answer, unwritten);
+      if (stands !== 'over' && options.accountLives && !(await options.accountLives(ctx, payload))) return payload;
       if (stands === 'live') {
         states.of(ctx).replay = answer;
         answeredAgain(ctx, payload);

@@ -30,6 +30,11 @@ export function createRecords(store: Store, keys: AdapterKeys, lifetimes: { cloc
     return store.hmget(key, ['p', 'c']).then(([p, c]) => (p == null ? undefined : parse(p, c ?? null, id)));
   }
 
+  /** A grant or session with when it was last written (ms; the marks compare within their own second). */
+  function readWritten(key: string): Promise<{ payload: AdapterPayload | undefined; writtenAt: number | undefined }> {
+    return store.hmget(key, ['p', 'c', 't']).then(([p, c, t]) => ({ payload: p == null ? undefined : parse(p, c ?? null), writtenAt: t == null ? undefined : Number(t) }));
+  }
+
   /** The marks of a person (and a site): on a Cluster they live in slots of their own. */
   function readMarks(accountId: string | undefined, clientId: string | undefined): Promise<EndedMarks> {
     if (!accountId && !clientId) return Promise.resolve(NO_MARKS);
@@ -48,13 +53,13 @@ export function createRecords(store: Store, keys: AdapterKeys, lifetimes: { cloc
       const argv = [...(model === 'Grant' ? siteKeyParts : NOT_READ), ...personKeyParts];
       return store.run(commands.recordRead(), [key], argv).then((reply) => {
         const found = decodeRecordRead(reply);
-        return found && unlessEnded(model, parse(found.payload, found.consumedAt), decodeMarks(found.siteMark, found.personMark));
+        return found && unlessEnded(model, parse(found.payload, found.consumedAt), decodeMarks(found.siteMark, found.personMark), found.writtenAt);
       });
     }
-    return read(key).then((payload) => {
+    return readWritten(key).then(({ payload, writtenAt }) => {
       if (!payload?.accountId) return payload;
       return readMarks(payload.accountId as string, model === 'Grant' ? payload.clientId as string | undefined : undefined)
-        .then((marks) => unlessEnded(model, payload, marks));
+        .then((marks) => unlessEnded(model, payload, marks, writtenAt));
     });
   }
 
@@ -67,7 +72,8 @@ export function createRecords(store: Store, keys: AdapterKeys, lifetimes: { cloc
 
     if (model === 'Grant') {
       const writes: Promise<unknown>[] = [
-        store.run(commands.guardedUpsert(), [key, keys.grantTombstone(id)], [json, ttl]),
+        // `t`: when, for the "ended before" marks within their own second.
+        store.run(commands.guardedUpsert(), [key, keys.grantTombstone(id)], [json, ttl, now]),
       ];
       if (payload.accountId && payload.clientId) {
         writes.push(store.run(commands.indexAdd(), [keys.accountGrants(payload.accountId, payload.clientId)], [id, now + ttl, now]));
@@ -76,9 +82,10 @@ export function createRecords(store: Store, keys: AdapterKeys, lifetimes: { cloc
       return;
     }
 
-    const writes: Promise<unknown>[] = [store.run(commands.upsert(), [key], [json, ttl])];
-    if (model === 'Session' && payload.uid) {
-      writes.push(store.run(commands.upsert(), [keys.sessionUid(payload.uid)], [json, ttl]));
+    const session = model === 'Session';
+    const writes: Promise<unknown>[] = [store.run(commands.upsert(), [key], session ? [json, ttl, now] : [json, ttl])];
+    if (session && payload.uid) {
+      writes.push(store.run(commands.upsert(), [keys.sessionUid(payload.uid)], [json, ttl, now]));
     }
     if (payload.userCode) {
       writes.push(store.run(commands.upsert(), [keys.userCode(payload.userCode)], [JSON.stringify(id), ttl]));
@@ -115,7 +122,7 @@ export function createRecords(store: Store, keys: AdapterKeys, lifetimes: { cloc
     return entries.filter(([, expiresAt]) => expiresAt > now).map(([grantId]) => grantId);
   }
 
-  return { ttlMs, read, readMarks, readMarked, write, revokeGrant, grantIds };
+  return { ttlMs, read, readWritten, readMarks, readMarked, write, revokeGrant, grantIds };
 }
 
 export type Records = ReturnType<typeof createRecords>;

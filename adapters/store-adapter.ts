@@ -30,9 +30,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   const batch = createBatch({ store, keys, records, consume, leeway, states });
   const factory = modelAdapters({ store, keys, records, tokenReads, consume, collecting: batch.collecting });
 
-  const nowSeconds = () => Math.floor(Date.now() / 1000);
   const endBefore = (key: string, field: 'grants' | 'sessions', keep = '') =>
-    store.run(commands.endBefore(), [key], [field, nowSeconds(), keep]).then(Number);
+    store.run(commands.endBefore(), [key], [field, Date.now(), keep]).then(Number);
 
   return {
     factory,

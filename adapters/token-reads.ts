@@ -43,7 +43,7 @@ export function createTokenReads(deps: { store: Store; keys: AdapterKeys; record
     if (!session && !grant) return;
     const marks = records.readMarks(payload.accountId as string | undefined, payload.clientId as string | undefined);
     const start = (model: 'Grant' | 'Session', key: string) => {
-      const pending = Promise.all([records.read(key), marks]).then(([record, m]) => unlessEnded(model, record, m));
+      const pending = Promise.all([records.readWritten(key), marks]).then(([{ payload: record, writtenAt }, m]) => unlessEnded(model, record, m, writtenAt));
       pending.catch(() => {}); // a failed read surfaces when the provider asks for it
       handOver(ctx, key, pending);
     };
@@ -70,10 +70,10 @@ export function createTokenReads(deps: { store: Store; keys: AdapterKeys; record
     if (ctx) {
       const marks = decodeMarks(found.siteMark, found.personMark);
       if (payload.expiresWithSession && payload.sessionUid) {
-        handOver(ctx, keys.sessionUid(payload.sessionUid as string), Promise.resolve(unlessEnded('Session', found.session === null ? undefined : parse(found.session, null), marks)));
+        handOver(ctx, keys.sessionUid(payload.sessionUid as string), Promise.resolve(unlessEnded('Session', found.session === null ? undefined : parse(found.session, null), marks, found.sessionWrittenAt)));
       }
       if (withGrant && payload.grantId) {
-        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(unlessEnded('Grant', found.grant === null ? undefined : parse(found.grant, null), marks)));
+        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(unlessEnded('Grant', found.grant === null ? undefined : parse(found.grant, null), marks, found.grantWrittenAt)));
       }
     }
     return payload;

@@ -48,6 +48,14 @@ export interface StoreAdapterOptions {
    * gets the leeway. Default false.
    */
   publicClientLeeway?: boolean;
+  /**
+   * Whether the account behind a token may still use the client, as the
+   * provider's `findAccount` decides at a refresh (a host's account gone, an
+   * organization's member removed). The reuse leeway asks it before it gives
+   * an answer again, since that answer never reaches oidc-provider's own
+   * check. Omitted: the account is not checked again.
+   */
+  accountLives?: (ctx: object, token: AdapterPayload) => Promise<boolean>;
   /** Called each time a refresh's answer is given again within the leeway. */
   onAnswerAgain?: (event: AnswerAgainEvent, ctx?: object) => void;
   /**
@@ -78,7 +86,7 @@ export interface StoreAdapter {
   /**
    * Ends every grant of the site issued up to now, for every person, in one
    * write (a mark the reads compare with; nothing is enumerated). Returns the
-   * mark (seconds since the epoch).
+   * mark (ms since the epoch).
    */
   endSiteGrants(clientId: string): Promise<number>;
   /** Ends every grant of the person issued up to now, at every site, in one write. Returns the mark. */

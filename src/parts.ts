@@ -2,6 +2,9 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 
 import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+
+type FindAccount = NonNullable<Configuration['findAccount']>;
 
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
@@ -26,10 +29,14 @@ import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 import { createTheftNotices } from './theft/notice.ts';
 import { createTheft } from './theft/theft.ts';
 
-/** The provider the plugin serves, once known: attach() sets `attached`, a worker process `forLetters`. */
+/**
+ * The provider the plugin serves, once known: attach() sets `attached`, a
+ * worker process `forLetters`; configure() the account lookup it made.
+ */
 export interface Providers {
   attached?: Provider | undefined;
   forLetters?: Provider | undefined;
+  findAccount?: FindAccount | undefined;
 }
 
 /**
@@ -65,6 +72,12 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     refreshReuseLeeway: options.refreshReuseLeeway,
     publicClientLeeway: options.publicClientLeeway,
     onReplay: (event, ctx) => theft.report(event, ctx),
+    // The account as a refresh would find it (configure()'s findAccount: the host's, and the organization's membership).
+    accountLives: async (ctx, token) => {
+      const find = providers.findAccount;
+      if (!find || typeof token.accountId !== 'string') return true;
+      return (await find(ctx as KoaContextWithOIDC, token.accountId, token as never)) !== undefined;
+    },
     onAnswerAgain: (event) => {
       logger.info('refresh answer given again within the reuse leeway', { ...event });
       emit(REFRESH_REPLAYED_EVENT, event);

@@ -75,24 +75,30 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     async endSiteAccess(clientId) {
       const at = await adapter.endSiteGrants(clientId);
       logger.warn('every grant of the site ended by the service', { clientId });
-      return at * 1000;
+      return at;
     },
     async endAccountAccess(accountId) {
       const at = await adapter.endAccountGrants(accountId);
       await sessions.endAll(accountId);
       logger.warn('every grant and session of the person ended by the service');
-      return at * 1000;
+      return at;
     },
-    configure: (host) => (configured = configureProvider(host, {
-      adapter,
-      logger,
-      allowPrivateFetchHosts: options.allowPrivateFetchHosts,
-      serviceName: options.serviceName,
-      contacts: parts.contacts,
-      sites,
-      orgs: organizations,
-      lastUsed: parts.lastUsed,
-    })),
+    configure: (host) => {
+      const made = configureProvider(host, {
+        adapter,
+        logger,
+        allowPrivateFetchHosts: options.allowPrivateFetchHosts,
+        serviceName: options.serviceName,
+        contacts: parts.contacts,
+        sites,
+        orgs: organizations,
+        lastUsed: parts.lastUsed,
+      });
+      configured = made;
+      // The reuse leeway checks the account as a refresh would (parts.ts, accountLives).
+      providers.findAccount = made.findAccount;
+      return made;
+    },
     attach(target) {
       checkMail(target.issuer);
       providers.attached = target;

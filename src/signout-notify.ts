@@ -81,8 +81,7 @@ export interface SignoutNotify {
    * number of grants: a mark the token reads compare with. The site gets no
    * back-channel logout (it may be the attacker's); each person's console
    * shows it as ended by the service, and their next sign-in there asks for
-   * consent again. Returns when it took effect (ms since the epoch; grants
-   * issued in that second end too).
+   * consent again. Returns when it took effect (ms since the epoch).
    */
   endSiteAccess(clientId: string): Promise<number>;
   /**

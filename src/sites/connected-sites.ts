@@ -86,7 +86,7 @@ export function createConnectedSites(store: Store) {
   const keys = siteKeys(store.prefix);
   const ended = endedKeys(store.prefix);
 
-  /** The service's endings (seconds) of each site's access for the person, and of all of theirs. */
+  /** The service's endings (ms) of each site's access for the person, and of all of theirs. */
   async function endings(accountId: string, clientIds: string[]): Promise<{ person: number; sites: number[] }> {
     const [person, ...sites] = await Promise.all([
       store.hmget(ended.person(accountId), ['grants']),
@@ -95,10 +95,10 @@ export function createConnectedSites(store: Store) {
     return { person: Number(person![0] ?? 0), sites: sites.map(([at]) => Number(at ?? 0)) };
   }
 
-  /** The site as the person sees it: ended by the service when an ending came at or after the last sign-in (marks are in seconds). */
+  /** The site as the person sees it: ended by the service when an ending came at or after the last sign-in. */
   function withEnding(site: ConnectedSite, siteEnded: number, personEnded: number): ConnectedSite {
     const endedAt = Math.max(siteEnded, personEnded);
-    return endedAt > 0 && Math.floor(site.lastSignInAt / 1000) <= endedAt ? { ...site, endedByServiceAt: endedAt * 1000 } : site;
+    return endedAt > 0 && site.lastSignInAt <= endedAt ? { ...site, endedByServiceAt: endedAt } : site;
   }
 
   return {

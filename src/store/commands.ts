@@ -5,9 +5,9 @@ type KV = Parameters<Script['memory']>[0];
 // The store's atomic steps. Each pairs `lua/<name>.lua` with its in-process
 // twin; see the Lua file's header for KEYS and ARGV.
 
-export const upsert = script('upsert', (kv, [key], [payload, ttl]) => {
+export const upsert = script('upsert', (kv, [key], [payload, ttl, at]) => {
   kv.del(key!);
-  kv.hset(key!, { p: payload! });
+  kv.hset(key!, at === undefined ? { p: payload! } : { p: payload!, t: at });
   kv.pexpire(key!, Number(ttl));
   return 1;
 });
@@ -23,10 +23,10 @@ export const consume = script('consume', (kv, [key, answerKey, unwrittenKey], [a
   return [0, kv.hget(key!, 'p'), kv.get(answerKey), kv.exists(unwrittenKey!) ? 1 : null];
 });
 
-export const guardedUpsert = script('guarded_upsert', (kv, [key, tombstone], [payload, ttl]) => {
+export const guardedUpsert = script('guarded_upsert', (kv, [key, tombstone], [payload, ttl, at]) => {
   if (kv.exists(tombstone!)) return 0;
   kv.del(key!);
-  kv.hset(key!, { p: payload! });
+  kv.hset(key!, at === undefined ? { p: payload! } : { p: payload!, t: at });
   kv.pexpire(key!, Number(ttl));
   return 1;
 });
@@ -85,33 +85,33 @@ export const tokenRead = script('token_read', (kv, [record], [sessionBefore, ses
   if (p == null) return [];
   const answer = c == null ? null : kv.get(`${record!}:answer`);
   const unwritten = answer !== null && kv.exists(`${record!}:unwritten`) ? 1 : null;
-  let session: string | null = null;
-  let grant: string | null = null;
+  let session: (string | null)[] = [null, null];
+  let grant: (string | null)[] = [null, null];
   let site: ScriptReply = null;
   let person: ScriptReply = null;
   if (sessionBefore || grantBefore) {
     const payload = parsed(p);
     if (sessionBefore && payload?.expiresWithSession === true && typeof payload.sessionUid === 'string') {
-      session = kv.hget(`${sessionBefore}${payload.sessionUid}${sessionAfter}`, 'p');
+      session = kv.hmget(`${sessionBefore}${payload.sessionUid}${sessionAfter}`, ['p', 't']);
     }
     if (grantBefore && typeof payload?.grantId === 'string') {
-      grant = kv.hget(`${grantBefore}${payload.grantId}${grantAfter}`, 'p');
+      grant = kv.hmget(`${grantBefore}${payload.grantId}${grantAfter}`, ['p', 't']);
     }
-    if (siteBefore && (session !== null || grant !== null)) {
+    if (siteBefore && (session[0] !== null || grant[0] !== null)) {
       if (typeof payload?.clientId === 'string') site = siteMark(kv, `${siteBefore}${payload.clientId}${siteAfter}`);
       if (typeof payload?.accountId === 'string') person = personMark(kv, `${personBefore}${payload.accountId}${personAfter}`);
     }
   }
-  return [p, c ?? null, session, grant, answer, unwritten, site, person];
+  return [p, c ?? null, session[0]!, grant[0]!, answer, unwritten, site, person, session[1]!, grant[1]!];
 });
 
 export const recordRead = script('record_read', (kv, [record], [siteBefore, siteAfter, personBefore, personAfter]) => {
-  const [p, c] = kv.hmget(record!, ['p', 'c']);
+  const [p, c, t] = kv.hmget(record!, ['p', 'c', 't']);
   if (p == null) return [];
   const payload = parsed(p);
   const site = siteBefore && typeof payload?.clientId === 'string' ? siteMark(kv, `${siteBefore}${payload.clientId}${siteAfter}`) : null;
   const person = typeof payload?.accountId === 'string' ? personMark(kv, `${personBefore}${payload.accountId}${personAfter}`) : null;
-  return [p, c ?? null, site, person];
+  return [p, c ?? null, site, person, t ?? null];
 });
 
 export const endBefore = script('end_before', (kv, [mark], [field, at, keep]) => {
@@ -251,7 +251,7 @@ function notifyPerson(kv: KV, [sites, senders, rate, order, entries, unread, end
   const site = json === null ? undefined : JSON.parse(json) as { status?: string; lastSignInAt?: unknown };
   if (site?.status !== 'connected') return ['not_connected'];
   const endedAt = Math.max(Number(siteEnded) || 0, Number(kv.hget(ended!, 'grants') ?? '0') || 0);
-  if (endedAt > 0 && Math.floor((Number(site.lastSignInAt) || 0) / 1000) <= endedAt) return ['not_connected'];
+  if (endedAt > 0 && (Number(site.lastSignInAt) || 0) <= endedAt) return ['not_connected'];
   const [, left] = countHit(kv, rate!, limit!, windowMs!);
   if (left !== undefined) return ['rate', left];
   let delivery = defaultDelivery!;

@@ -21,12 +21,20 @@ export interface TokenRead {
   unwritten: boolean;
   siteMark: MarkReply;
   personMark: MarkReply;
+  /** When the session and the grant records were last written (ms), for the marks. */
+  sessionWrittenAt: number | undefined;
+  grantWrittenAt: number | undefined;
 }
 
+const writtenAt = (t: string | null | undefined) => (t == null ? undefined : Number(t));
+
 export function decodeTokenRead(reply: ScriptReply): TokenRead | undefined {
-  const [p, c, session, grant, answer, unwritten, site, person] = reply as [string?, string?, string?, string?, string?, number?, MarkReply?, MarkReply?];
+  const [p, c, session, grant, answer, unwritten, site, person, sessionT, grantT] = reply as [string?, string?, string?, string?, string?, number?, MarkReply?, MarkReply?, string?, string?];
   if (p == null) return undefined;
-  return { payload: p, consumedAt: c ?? null, session: session ?? null, grant: grant ?? null, answer: answer ?? null, unwritten: unwritten === 1, siteMark: site, personMark: person };
+  return {
+    payload: p, consumedAt: c ?? null, session: session ?? null, grant: grant ?? null, answer: answer ?? null, unwritten: unwritten === 1,
+    siteMark: site, personMark: person, sessionWrittenAt: writtenAt(sessionT), grantWrittenAt: writtenAt(grantT),
+  };
 }
 
 /** record_read.lua */
@@ -35,11 +43,13 @@ export interface RecordRead {
   consumedAt: string | null;
   siteMark: MarkReply;
   personMark: MarkReply;
+  /** When the record was last written (ms), where it keeps that (grants, sessions). */
+  writtenAt: number | undefined;
 }
 
 export function decodeRecordRead(reply: ScriptReply): RecordRead | undefined {
-  const [p, c, site, person] = reply as [string?, string?, MarkReply?, MarkReply?];
-  return p == null ? undefined : { payload: p, consumedAt: c ?? null, siteMark: site, personMark: person };
+  const [p, c, site, person, t] = reply as [string?, string?, MarkReply?, MarkReply?, string?];
+  return p == null ? undefined : { payload: p, consumedAt: c ?? null, siteMark: site, personMark: person, writtenAt: writtenAt(t) };
 }
 
 /** consume.lua and token_batch.lua */
@@ -60,7 +70,7 @@ export function decodeConsume(reply: ScriptReply): ConsumeOutcome {
 export type NotifySiteStep =
   | { step: 'replay'; answer: string }
   | { step: 'rate'; retryAfterMs: number }
-  /** `accountId` '' when the sub names no one; `siteEnded` the site's "ended before" mark (seconds, '0' none). */
+  /** `accountId` '' when the sub names no one; `siteEnded` the site's "ended before" mark (ms, '0' none). */
   | { step: 'ok'; accountId: string; id: string; siteEnded: string };
 
 /** notify_account.lua (and notify.lua's second half) */

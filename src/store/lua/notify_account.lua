@@ -17,7 +17,7 @@
 -- ARGV[7] rate limit, ARGV[8] rate window (ms)
 -- ARGV[9] most entries an inbox keeps (the oldest go first)
 -- ARGV[10] how long entries are kept (ms); the inbox keys expire that long after the last message
--- ARGV[11] the site's "ended before" mark (seconds; '0' none), as notify_client read it
+-- ARGV[11] the site's "ended before" mark (ms; '0' none), as notify_client read it
 -- Returns { 'not_connected' } | { 'rate', retryAfterMs } | { 'skip', reason } | { 'stored', delivery }.
 --- @include "count_hit"
 --- @include "inbox_add"

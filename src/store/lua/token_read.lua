@@ -16,24 +16,25 @@
 -- (`<record key>:answer`, same hash tag), if that is still kept, and whether
 -- that use recorded that its new tokens were never written (`:unwritten`).
 -- Returns {} when the record is gone, else { p, c, session p, grant p, answer,
--- unwritten, site mark { grants }, person mark { grants, sessions, keep } };
--- a missing field or record, or one not asked for, is false (nil).
+-- unwritten, site mark { grants }, person mark { grants, sessions, keep },
+-- session t, grant t } (t: when the record was written, ms); a missing field
+-- or record, or one not asked for, is false (nil).
 --- @include "ended_marks"
 local record = redis.call('HMGET', KEYS[1], 'p', 'c')
 if not record[1] then
   return {}
 end
-local session, grant, siteMark, personMark = false, false, false, false
+local session, grant, siteMark, personMark = { false, false }, { false, false }, false, false
 if ARGV[1] ~= '' or ARGV[3] ~= '' then
   local ok, payload = pcall(cjson.decode, record[1])
   if ok and type(payload) == 'table' then
     if ARGV[1] ~= '' and payload.expiresWithSession == true and type(payload.sessionUid) == 'string' then
-      session = redis.call('HGET', ARGV[1] .. payload.sessionUid .. ARGV[2], 'p')
+      session = redis.call('HMGET', ARGV[1] .. payload.sessionUid .. ARGV[2], 'p', 't')
     end
     if ARGV[3] ~= '' and type(payload.grantId) == 'string' then
-      grant = redis.call('HGET', ARGV[3] .. payload.grantId .. ARGV[4], 'p')
+      grant = redis.call('HMGET', ARGV[3] .. payload.grantId .. ARGV[4], 'p', 't')
     end
-    if ARGV[5] ~= '' and (session or grant) then
+    if ARGV[5] ~= '' and (session[1] or grant[1]) then
       siteMark, personMark = endedMarks(payload, ARGV[5], ARGV[6], ARGV[7], ARGV[8])
     end
   end
@@ -45,4 +46,4 @@ if record[2] then
     unwritten = redis.call('EXISTS', KEYS[1] .. ':unwritten') == 1
   end
 end
-return { record[1], record[2], session, grant, answer, unwritten, siteMark, personMark }
+return { record[1], record[2], session[1], grant[1], answer, unwritten, siteMark, personMark, session[2], grant[2] }

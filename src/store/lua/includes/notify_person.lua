@@ -3,7 +3,7 @@
 -- notifyPerson(sites, senders, rate, order, entries, unread, ended, clientId,
 -- category, defaultDelivery, id, entry, now, limit, windowMs, keep, maxAge,
 -- siteEnded) checks that the site is still connected (and that neither the
--- site's nor the person's "ended before" mark, in seconds, covers the
+-- site's nor the person's "ended before" mark (ms) covers the
 -- person's last sign-in there), counts the rate per (site,
 -- person), applies the person's settings for the site and, when the message
 -- is to land in the account, writes the inbox entry. Writing the entry is
@@ -19,7 +19,7 @@ local function notifyPerson(sites, senders, rate, order, entries, unread, ended,
     return { 'not_connected' }
   end
   local endedAt = math.max(tonumber(siteEnded) or 0, tonumber(redis.call('HGET', ended, 'grants') or '0') or 0)
-  if endedAt > 0 and math.floor((tonumber(site.lastSignInAt) or 0) / 1000) <= endedAt then
+  if endedAt > 0 and (tonumber(site.lastSignInAt) or 0) <= endedAt then
     return { 'not_connected' }
   end
   local _, left = countHit(rate, limit, windowMs)

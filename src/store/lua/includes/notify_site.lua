@@ -4,12 +4,12 @@
 -- checks an earlier answer for the same Idempotency-Key, counts the site's
 -- rate, finds the person behind the `sub` the site was given at sign-in, and
 -- reads the site's "ended before" mark (endSiteAccess: hash { grants }, in
--- seconds), which the person step compares with the person's last sign-in.
+-- ms), which the person step compares with the person's last sign-in.
 -- An Idempotency-Key's record holds '#<id>' from the first request on (so a
 -- request racing it, or a retry after a failure, uses the same id: one entry,
 -- one letter), then the answer JSON; once it expires, the key names a new
 -- notification with a new id.
--- Returns { 'replay', answerJSON } | { 'rate', retryAfterMs } | { 'ok', accountId or '', id, site ended (seconds, '0' none) }.
+-- Returns { 'replay', answerJSON } | { 'rate', retryAfterMs } | { 'ok', accountId or '', id, site ended (ms, '0' none) }.
 local function notifySite(subjects, rate, idempotency, ended, sub, limit, windowMs, keyed, freshId, keyTtl)
   local held = false
   if keyed == '1' then
