@@ -12,9 +12,9 @@
  * sees exactly what the site wrote. In comments, `<WJ>` stands for that
  * separator.
  */
-import { parse } from 'tldts';
+import { isAddress, isKnownZoneDomain } from './known-zones.ts';
 
-import { BoundedMemo } from './bounded-memo.ts';
+export { isKnownZoneDomain };
 
 /**
  * The invisible separator: U+2060 WORD JOINER, placed on both sides of every
@@ -64,7 +64,6 @@ const SMUGGLING = String.raw`[\u00AD\u061C\u200B-\u200F\u202A-\u202E\u2060-\u206
 // character classes.)
 const DOTS = String.raw`.\u3002\uFF0E\uFF61`;
 const DOT = `[${DOTS}]`;
-const OTHER_DOTS = /[\u3002\uFF0E\uFF61]/g;
 const HAS_DOT = new RegExp(DOT);
 
 // A whole run of those characters touching a `.` or `@` on either side. The
@@ -136,60 +135,6 @@ const SCAN: Readonly<Record<TextPlace, RegExp>> = {
 // run's address.
 const GLUED_SCHEME = new RegExp(`${DOT}?[hH][tT][tT][pP][sS]?$`);
 
-// Exactly four segments of one to three ASCII digits, each 0..255 (rule 6).
-// Leading zeros are accepted (`01.2.3.4`, `010.0.0.1`): browsers still read
-// them as an address (WHATWG parses `010` as octal 8), so they must not link.
-// Not tldts' `isIp`, which accepts `999.999.999.999`.
-const IPV4 = /^(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])$/;
-
-// ICANN section only: with private domains allowed, tldts reports
-// `foo.github.io` as a non-ICANN (private) suffix. Hostname extraction and
-// validation stay on (the defaults): `extractHostname: false` would turn the
-// validation off, and the `hostname === token` check below relies on it.
-const TLDTS_OPTIONS = {
-  allowIcannDomains: true,
-  allowPrivateDomains: false,
-  detectIp: true,
-  extractHostname: true,
-  validateHostname: true,
-} as const;
-
-// The longest name tldts accepts; longer tokens stay out of the memo (they are never names).
-const MAX_HOST_LENGTH = 255;
-
-// Stryker disable next-line Regex: NFC leaves ASCII as it is, and a host without any ASCII character has no '.' (false either way)
-const NON_ASCII = /[^\0-\x7F]/;
-
-/**
- * Whether `host` is a whole domain name under a public suffix in the ICANN
- * section of the Public Suffix List, as shipped in tldts: the SPEC's "finite
- * list of known zones" (rule 5). Decided on the lower-cased NFC form (tldts
- * lower-cases ASCII only), and only if tldts' validated hostname is that form
- * exactly (no partial match: `evil.com/x` or `a b.com` are not hosts), it is
- * not an IP address, and it has a registrable domain: `co.uk` alone, or
- * `a.ck` under the `*.ck` wildcard, do not count.
- *
- * Real zones that are also file extensions count: `readme.md` (Moldova),
- * `setup.py` (Paraguay), `main.rs` (Serbia), `run.sh`, `archive.zip`,
- * `clip.mov` are domains someone can register, so they are separated. Names
- * whose last label is no ICANN zone stay plain: `report.pdf`, `notes.txt`,
- * `1.2`, `a.b`, `host.unknownzone`, `printer.local`, `example.test`.
- * Unicode names count (`bücher.de`, `пример.рф`, `例子.中国`), as do
- * punycode ones.
- */
-export function isKnownZoneDomain(host: string): boolean {
-  const key = (NON_ASCII.test(host) ? host.normalize('NFC') : host).toLowerCase();
-  // tldts refuses a name over 255 characters, and one without a dot has no registrable domain.
-  const parsed = parse(key, TLDTS_OPTIONS);
-  return parsed.hostname === key && parsed.isIp !== true && parsed.isIcann === true && parsed.domain !== null;
-}
-
-// At most 1,000 tokens of at most 255 characters, as written (the case and
-// normal form are the tldts check's business). Texts repeat the same few
-// addresses (`a.com ` 333 times in a 2,000-character body), and a lookup
-// costs a fraction of the checks.
-const addressMemo = new BoundedMemo<boolean>(1000);
-
 /** A label separator (see DOTS). */
 function isDot(code: number): boolean {
   return code === 0x2e || code === 0x3002 || code === 0xff0e || code === 0xff61;
@@ -198,17 +143,6 @@ function isDot(code: number): boolean {
 /** `-`, `_` or a dot at the edge of a run: punctuation around an address (`--example.com--`, `_example.com_`), not part of it. */
 function isEdge(code: number): boolean {
   return code === 0x2d || code === 0x5f || isDot(code);
-}
-
-/** Whether a dotted token is an IPv4 address or a domain in a known zone: the addresses that get the separator. */
-function isAddress(token: string): boolean {
-  const known = addressMemo.get(token);
-  if (known !== undefined) return known;
-  // Judged as a URL parser reads it: every kind of stop is a dot.
-  const host = token.replace(OTHER_DOTS, '.');
-  const answer = IPV4.test(host) || isKnownZoneDomain(host);
-  if (token.length <= MAX_HOST_LENGTH) addressMemo.set(token, answer);
-  return answer;
 }
 
 /**
