@@ -34,7 +34,7 @@ export interface StoreAdapterOptions {
    * Seconds after a refresh during which the same client presenting the same
    * refresh token again gets that refresh's answer again, while the refresh
    * token it was given is unused (the answer never reached it). 0: off.
-   * Default 60 (README "Refresh that survives a lost answer"). The answer is
+   * Default 60 (docs/reuse-leeway.md "Refresh that survives a lost answer". The answer is
    * kept by `flush()`, so the adapter alone (without the plugin's token
    * endpoint step, `attach()`) rotates strictly. Confidential clients only,
    * unless {@link publicClientLeeway}.

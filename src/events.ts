@@ -9,7 +9,7 @@ import type { NotificationResult } from './notify/notification.ts';
  */
 export const REPLAY_EVENT = 'signout_notify.replay_detected';
 /**
- * A refresh's answer was given again within the reuse leeway (README
+ * A refresh's answer was given again within the reuse leeway (docs/reuse-leeway.md
  * "Refresh that survives a lost answer"): the site, the grant and how long
  * after the rotation; never a token.
  */

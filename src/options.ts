@@ -25,7 +25,7 @@ export const optionsSchema = z.object({
   /**
    * Milliseconds a request waits on Redis before it is answered
    * `503 temporarily_unavailable` (also the client's `commandTimeout`, unless
-   * the host set a shorter one). README "Running in production".
+   * the host set a shorter one). docs/operations.md "Running in production".
    */
   redisTimeoutMs: z.number().int().min(50).max(30_000).default(1500),
   /**
@@ -34,7 +34,7 @@ export const optionsSchema = z.object({
    * long as the token it was given has not been used: the answer was lost
    * (network, timeout, outage). 0 turns it off. Past it, or once the new
    * token was used, the old one is theft and revokes the chain.
-   * README "Refresh that survives a lost answer".
+   * docs/reuse-leeway.md "Refresh that survives a lost answer".
    */
   refreshReuseLeeway: z.number().int().min(0).max(300).default(60),
   /**
@@ -42,7 +42,7 @@ export const optionsSchema = z.object({
    * none`), for refresh tokens bound to a DPoP key only (RFC 9449): the retry
    * must prove that key with a fresh DPoP proof. A public site's unbound
    * refresh token proves nothing a thief lacks, and never gets the leeway.
-   * Default false: public sites rotate strictly. README "Refresh that
+   * Default false: public sites rotate strictly. docs/reuse-leeway.md "Refresh that
    * survives a lost answer".
    */
   publicClientLeeway: z.boolean().default(false),
@@ -50,13 +50,13 @@ export const optionsSchema = z.object({
    * Seconds within which a site's further uses of its access to a person
    * (refresh, code exchange, userinfo, introspection) are not written again
    * as "Last used": at most one write per site and person per interval in
-   * each process. README "Last used".
+   * each process. docs/console.md "Last used".
    */
   lastUsedInterval: z.number().int().min(1).max(3600).default(60),
   /**
    * The person is told when a sign-in of theirs was used twice (refresh token
    * or code reuse): an inbox entry and a letter, at most one per person and
-   * site per window. README "Told when a sign-in was stolen".
+   * site per window. docs/security.md "Told when a sign-in was stolen".
    */
   theftNotice: z.object({
     windowSeconds: seconds.max(30 * 24 * 60 * 60).default(24 * 60 * 60),
@@ -104,7 +104,7 @@ export const optionsSchema = z.object({
     members: z.array(z.string().min(1)).default([]),
     clients: z.array(z.string().min(1)).default([]),
   }).strict()).default([]).refine((orgs) => new Set(orgs.map((o) => o.id)).size === orgs.length, 'organization ids must be unique'),
-  /** POST /api/notify limits (the spec leaves them open; README "Notifications"). */
+  /** POST /api/notify limits (the spec leaves them open; docs/notifications.md "Notifications". */
   notify: z.object({
     /** Requests per site per window, whoever they are for. */
     perClient: z.object({ limit: z.number().int().positive(), windowSeconds: seconds }).strict().prefault({ limit: 1200, windowSeconds: 60 }),

@@ -7,7 +7,7 @@ import type { Store } from './store/store.ts';
  * wins over the host's contact locale for the plugin's pages and letters.
  * Where the host knows no language for the person, the one of their first
  * sign-in is kept here (recordSignIns).
- * Key `<prefix>account:{<id>}:prefs`, documented in the README.
+ * Key `<prefix>account:{<id>}:prefs`, documented in docs/redis-keys.md.
  */
 export function createPreferences(store: Store) {
   const key = (accountId: string) => `${store.prefix}account:{${accountId}}:prefs`;

@@ -3,7 +3,7 @@ import { rateLimit, type Store } from '../../src/store-kit.ts';
 export interface Window { limit: number; windowMs: number }
 
 /**
- * The sign-in's limits per client IP (README "Security"), shared by every way
+ * The sign-in's limits per client IP (docs/security.md "Security", shared by every way
  * in: `requests` counts what starts a sign-in that costs the service
  * something (a code letter, a passkey sign-up), `checks` counts what proves
  * one (a code checked, a failed passkey assertion, a failed upstream sign-in).

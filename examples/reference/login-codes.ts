@@ -5,7 +5,7 @@ import { createIpLimits, type Window } from './ip-limits.ts';
 import { signInCodeCheck, signInFailure, signInGate, signInTrust } from './sign-in-scripts.ts';
 
 /**
- * The limits of the emailed-code sign-in; README "Security" lists them with
+ * The limits of the emailed-code sign-in; docs/security.md "Security" lists them with
  * these defaults. "Per address" limits are kept apart for each browser that
  * signed in as that address before; all other browsers share one set.
  */

@@ -2,7 +2,7 @@
  * What an operator needs of the reference provider, written as a host would
  * copy it: `/healthz` (the process is up), `/readyz` (Redis answers, the
  * letter queue is reachable, not shutting down) and Prometheus metrics from
- * the plugin's events (prom-client). README "Running in production".
+ * the plugin's events (prom-client). docs/operations.md "Running in production".
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Middleware } from 'koa';

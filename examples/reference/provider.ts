@@ -61,7 +61,7 @@ export interface ReferenceProvider {
   provider: Provider;
   plugin: SignoutNotify;
   accounts: Accounts;
-  /** Health, readiness and metrics (README "Running in production"). */
+  /** Health, readiness and metrics (docs/operations.md "Running in production". */
   operations: Operations;
   listen(port: number, host?: string): Promise<Server>;
   /**

@@ -5,7 +5,7 @@ import { signInMethodRemove } from './sign-in-method-scripts.ts';
 
 /**
  * Where an account's ways in live, all under the account's hash tag so one
- * script sees them together (README "Redis keys", all persistent):
+ * script sees them together (docs/redis-keys.md "Redis keys", all persistent):
  * `<prefix>account:{<id>}` (its address), `...:passkeys` (credential id ->
  * JSON) and `...:upstreams` (upstream id -> JSON link).
  */

@@ -14,7 +14,7 @@ import { relyingParty } from './webauthn.ts';
 /**
  * The ways back in besides the emailed code (the spec's "a passkey or a
  * social provider"): passkeys where the issuer allows WebAuthn (README
- * "Passkeys"), and the upstreams CONFIG_FILE lists (README "Social sign-in"),
+ * "Passkeys"), and the upstreams CONFIG_FILE lists (docs/reference-provider.md "Social sign-in",
  * with their console sections and routes.
  */
 export function signInWays(input: {

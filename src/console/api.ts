@@ -73,7 +73,7 @@ const senderChange = z.object({
 
 
 /**
- * The console's JSON API for the signed-in person (README "Console"). The
+ * The console's JSON API for the signed-in person (docs/console.md "Console". The
  * page's forms do the same through its own routes; scripts use this.
  */
 export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {

@@ -21,7 +21,7 @@ export interface SessionRoutesDeps {
 }
 
 /**
- * Where the person is signed in (README "Sessions and devices"):
+ * Where the person is signed in (docs/console.md "Sessions and devices":
  * `/console/sessions` with "Sign out of this device", "Sign out everywhere
  * else" and "Sign out everywhere", and the same through the JSON API.
  */

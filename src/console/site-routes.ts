@@ -26,7 +26,7 @@ export interface SiteRoutesDeps {
 }
 
 /**
- * A connected site's own page and Remove access (README "The person's
+ * A connected site's own page and Remove access (docs/console.md "The person's
  * console"): `/console/sites/:clientId` with its confirmation pages, and the
  * same through the JSON API.
  */

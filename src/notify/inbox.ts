@@ -3,7 +3,7 @@ import type { Store } from '../store/store.ts';
 
 /**
  * The person's inbox at the service (persistent data). Key layout, documented
- * in the README ("Redis keys"); all three share the account's hash tag.
+ * in docs/redis-keys.md ("Redis keys"); all three share the account's hash tag.
  */
 export function inboxKeys(prefix: string) {
   return {

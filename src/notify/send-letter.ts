@@ -35,7 +35,7 @@ export interface SendLetterDeps {
 /** How long the "sent" marker stays: longer than any retry or re-queue of the same notification. */
 const SENT_KEPT_MS = 7 * 24 * 60 * 60_000;
 
-/** Key layout; documented in the README ("Redis keys"). */
+/** Key layout; documented in docs/redis-keys.md ("Redis keys"). */
 export function letterKeys(prefix: string) {
   return {
     sent: (id: string) => `${prefix}letter:{${id}}:sent`,

@@ -16,7 +16,7 @@ export interface SenderPatch {
 
 export const DEFAULT_SETTINGS: Readonly<SenderSettings> = Object.freeze({ muted: false, categories: { ...DEFAULT_DELIVERY } });
 
-/** Key layout (persistent); documented in the README ("Redis keys"). */
+/** Key layout (persistent); documented in docs/redis-keys.md ("Redis keys"). */
 export function senderKeys(prefix: string) {
   return { senders: (accountId: string) => `${prefix}account:{${accountId}}:senders` };
 }

@@ -13,7 +13,7 @@ import { inboxKeys, type InboxEntry } from './inbox.ts';
 import type { NotificationRequest, NotifyLimits } from './notification.ts';
 import type { Senders } from './senders.ts';
 
-/** Key layout of POST /api/notify; documented in the README ("Redis keys"). */
+/** Key layout of POST /api/notify; documented in docs/redis-keys.md ("Redis keys"). */
 export function notifyKeys(p: string, sites: Pick<ConnectedSites, 'keys'>) {
   return {
     subjects: sites.keys.subjects,

@@ -7,7 +7,7 @@ export interface Device {
 }
 
 /**
- * The device of a User-Agent in plain words (bowser; README "Dependencies").
+ * The device of a User-Agent in plain words (bowser; docs/dependencies.md "Dependencies".
  * A phone or tablet is named by its model where the User-Agent gives one
  * (iPhone, iPad), else by its system. Nothing is guessed: an unknown part is
  * left out and the page says so in words of its own.

@@ -15,7 +15,7 @@ const MAX_SESSIONS = 100;
 /** A User-Agent longer than this is cut: it only names a browser. */
 const MAX_USER_AGENT = 512;
 
-/** Key layout; documented in the README ("Redis keys"). */
+/** Key layout; documented in docs/redis-keys.md ("Redis keys"). */
 export function sessionKeys(prefix: string) {
   return {
     /** Hash: session uid -> JSON { firstSeenAt, lastSeenAt, expiresAt, userAgent }; expires with the last session. */

@@ -51,7 +51,7 @@ export interface SignInRecord {
 
 /**
  * Key layout (persistent data, no TTL except the sid index); documented in the
- * README ("Redis keys"). Account keys share the account's hash tag.
+ * docs/redis-keys.md ("Redis keys"). Account keys share the account's hash tag.
  */
 export function siteKeys(prefix: string) {
   return {

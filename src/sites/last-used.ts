@@ -18,7 +18,7 @@ export type Alongside = StoreAdapter['alongside'];
  * (a refresh, a code exchange) the write leaves with the endpoint's own
  * writes, in the same round trip, whatever the host's account lookup does;
  * elsewhere (introspection, userinfo: once a minute per site and person) it
- * leaves on its own after the answer is decided. README "Last used".
+ * leaves on its own after the answer is decided. docs/console.md "Last used".
  */
 export function createLastUsed(sites: ConnectedSites, options: { intervalSeconds: number; logger: Logger; alongside: Alongside }) {
   const throttle = writeThrottle(options.intervalSeconds * 1000);

@@ -72,7 +72,7 @@ function reconnectDelay(attempt: number): number {
  * - `retryStrategy`: after a lost connection, try again on the capped schedule
  *   above instead of ioredis' default, which waits up to 5 s between tries:
  *   after an 8 s outage the service answered 503 for 3.9-4.3 s once Redis was
- *   back with the default, under half a second with this (README "What the
+ *   back with the default, under half a second with this (docs/operations.md "What the
  *   plugin sets on your ioredis client");
  * - `sentinelRetryStrategy`: the same schedule when no sentinel answers
  *   (ioredis' default grows to 1 s).
@@ -90,7 +90,7 @@ export const redisReconnect: Readonly<Pick<RedisOptions, 'retryStrategy' | 'sent
 
 /**
  * The ioredis settings the plugin relies on, applied to the host's client
- * (README "Running in production" says why each):
+ * (docs/operations.md "Running in production" says why each):
  *
  * - `commandTimeout`: at most `timeoutMs` (a shorter one of the host's stays);
  * - `autoResendUnfulfilledCommands: false`: a command in flight when the

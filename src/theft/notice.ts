@@ -19,7 +19,7 @@ export interface TheftNoticeDeps {
   inbox: { size: number; maxAgeMs: number };
 }
 
-/** Key layout; documented in the README ("Redis keys"). */
+/** Key layout; documented in docs/redis-keys.md ("Redis keys"). */
 export function theftNoticeKeys(prefix: string) {
   return {
     /** The last notice's id for this site and person, for the window (a TTL). */

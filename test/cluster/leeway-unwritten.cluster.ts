@@ -1,5 +1,5 @@
 /**
- * The reuse leeway's one redo (README "Refresh that survives a lost answer"):
+ * The reuse leeway's one redo (docs/reuse-leeway.md "Refresh that survives a lost answer":
  * on a Cluster the consume of the old refresh token and the writes of the new
  * tokens go to different masters, so the consume can land while a write is
  * refused. The refresh then answers 503 (its answer never leaves) and records,

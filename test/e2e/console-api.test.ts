@@ -68,7 +68,7 @@ describe('console JSON API', () => {
     }
   });
 
-  // Every route of the JSON API that changes something (README "The person's console": no CSRF token, the origin check instead).
+  // Every route of the JSON API that changes something (docs/console.md "The person's console": no CSRF token, the origin check instead).
   const CHANGES: [string, string, unknown?][] = [
     ['POST', '/sites/c-shop/block'], ['POST', '/sites/c-shop/unblock'], ['PUT', '/senders/c-shop', { muted: true }],
     ['POST', '/inbox/x/read'], ['DELETE', '/inbox/x'], ['DELETE', '/orgs/o/members/a'],

@@ -1,6 +1,6 @@
 /**
  * The plugin's defaults as a host gets them (README "Options"), read off the
- * Redis keys they govern (README "Redis keys") after real requests: record
+ * Redis keys they govern (docs/redis-keys.md "Redis keys" after real requests: record
  * lifetimes with the clock tolerance added, the grant tombstone's minimum,
  * inbox retention, rate windows and the Idempotency-Key's answer.
  */

@@ -1,5 +1,5 @@
 /**
- * Access that was removed stays removed (README "Refresh that survives a lost
+ * Access that was removed stays removed (docs/reuse-leeway.md "Refresh that survives a lost
  * answer" and "Loss of access"): after every way a refresh chain ends, the
  * token it replaced, presented again within the reuse leeway, answers
  * invalid_grant, the ended tokens stay dead and no new token is active. For

@@ -153,7 +153,7 @@ for (const embedded of [false, true]) {
     });
 
     it('leaves no key without a TTL except the documented persistent keys (accounts, connected sites, subjects, the letter queue’s metadata and its finished letters, which the worker removes after a day)', async () => {
-      // The theft above queued a letter to the person (README "Told when a sign-in was stolen").
+      // The theft above queued a letter to the person (docs/security.md "Told when a sign-in was stolen".
       const left = await keysWithoutTtl(h.reference.plugin.store, [/:account:\{/, /:account-email:\{/, /:site:\{[^}]+\}:subjects$/, /:\{letters\}:letters:(?:meta|id|events|completed|[\w-]{22})$/]);
       expect(left).to.deep.equal([]);
     });

@@ -45,7 +45,7 @@ describe(`last used (one write per site and person per ${INTERVAL} s)`, () => {
 
   it('moves after a refresh, without a round trip of its own: a refresh that writes it takes the round trips of one that does not', async () => {
     const { store } = h.reference.plugin;
-    // The benchmark's figures (README "Round trips"): single node 3 commands in 3 round trips (the token
+    // The benchmark's figures (docs/redis-keys.md "Round trips": single node 3 commands in 3 round trips (the token
     // endpoint's writes are one script), Cluster 7 commands in 4 round trips (one script per hash slot; its
     // command count varies: a script's first use on each node sends its body once more).
     const figures = { commands: store.singleNode ? 3 : 7, trips: store.singleNode ? 3 : 4 };

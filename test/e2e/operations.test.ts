@@ -99,7 +99,7 @@ describe('operators’ surface of the reference provider (node examples/start.ts
     expect((await notify('product')).status).to.equal(202);
     expect((await notify('promotions')).status).to.equal(202);
     await smtp.waitFor((l) => l.subject === 'Shipped');
-    // The reuse above told the person too (README "Told when a sign-in was stolen").
+    // The reuse above told the person too (docs/security.md "Told when a sign-in was stolen".
     await smtp.waitFor((l) => /was signed out of your/.test(l.subject ?? ''));
     await sleep(200);
 

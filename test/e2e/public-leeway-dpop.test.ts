@@ -1,5 +1,5 @@
 /**
- * The reuse leeway for public sites (README "Refresh that survives a lost
+ * The reuse leeway for public sites (docs/reuse-leeway.md "Refresh that survives a lost
  * answer"): off by default; with `publicClientLeeway: true`, for refresh
  * tokens bound to a DPoP key only, and only for a retry that proves that key
  * with a fresh proof. openid-client as the public site (PKCE, DPoP).

@@ -4,7 +4,7 @@
  * model-based testing: fc.commands and fc.asyncModelRun), on a redis-server
  * of its own (single node) and on the embedded store.
  *
- * The model says what the rules allow (README "Refresh that survives a lost
+ * The model says what the rules allow (docs/reuse-leeway.md "Refresh that survives a lost
  * answer", "Theft detection and revocation", "Loss of access", SPEC "Revoke a
  * token"), not what the code does today:
  * - a chain's last refresh token rotates while the chain lives (200, a new one);
@@ -499,7 +499,7 @@ class RemoveMember extends Step {
 /**
  * An organization's removal whose revocation was cut off half-way: only the
  * removal is recorded (the plugin's export), the grants are left in place.
- * Membership is checked again at refresh and introspection (README "Loss of
+ * Membership is checked again at refresh and introspection (docs/loss-of-access.md "Loss of
  * access"), so the chains at its site end all the same.
  */
 class RemoveMemberHalfDone extends RemoveMember {

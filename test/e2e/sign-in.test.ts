@@ -274,7 +274,7 @@ describe('reference provider, emailed-code sign-in (Redis)', () => {
     const second = await signIn(h, config, new Agent(), email);
     expect(second.tokens.claims()!.sub).to.equal(account!.accountId);
     expect(await h.reference.accounts.findByEmail(email)).to.deep.equal(account);
-    // The browser stays known for the address 180 days after its last sign-in (README "Security").
+    // The browser stays known for the address 180 days after its last sign-in (docs/security.md "Security".
     const known = await h.redis!.pttl(`${h.prefix}login-device:{${email}}`);
     expect(known).to.be.within(180 * 86_400_000 - 60_000, 180 * 86_400_000);
     // Two browsers, each known by a 22-character HMAC of its id, never the id itself.

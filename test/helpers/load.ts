@@ -127,7 +127,7 @@ export const FAULT_BOUND = 1000;
 /**
  * How soon after Redis is back (redis-server accepts connections again, or
  * the sentinels announce the new master) the service serves again, and
- * letters queued then reach the mail server (README "What each fault does").
+ * letters queued then reach the mail server (docs/operations.md "What each fault does".
  */
 export const BACK_WITHIN = 1000;
 
