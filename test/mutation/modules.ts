@@ -29,7 +29,7 @@ export const MODULES: readonly MutationModule[] = [
   {
     name: 'neutralize-links',
     mutate: ['src/text/neutralize-links.ts', 'src/text/bounded-memo.ts'],
-    spec: ['test/text/neutralize-links.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter.test.ts'],
+    spec: ['test/text/neutralize-links-*.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter-*.test.ts'],
     freshProcess: true,
   },
   {
