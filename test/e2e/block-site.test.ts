@@ -7,12 +7,12 @@ import * as oidc from 'openid-client';
 
 import { Agent, formFor } from '../helpers/agent.ts';
 import type { BackchannelReceiver } from '../helpers/backchannel.ts';
-import { lossOfAccessCalls, startLossOfAccess, type Line, type LossOfAccess } from '../helpers/loss-of-access.ts';
+import { lossOfAccessCalls, startLossOfAccess, type Line } from '../helpers/loss-of-access.ts';
 import { oauthError, RP, signIn, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 /** The States and transitions rows in which a site loses access (spec), end to end. */
 describe('loss of access: Block site, theft of a refresh token, organization removal', () => {
-  let world: LossOfAccess;
   let h: Harness;
   let receiver: BackchannelReceiver;
   let lines: Line[];
@@ -21,12 +21,7 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
   let org: oidc.Configuration;
   let dead: oidc.Configuration;
 
-  before(async () => {
-    world = await startLossOfAccess('loss-block');
-    ({ h, receiver, lines, a, b, org, dead } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startLossOfAccess('loss-block'), (started) => ({ h, receiver, lines, a, b, org, dead } = started));
   const { introspect, api, authorize, callbackParams, accountId } = lossOfAccessCalls(() => h);
 
   describe('Block site', () => {

@@ -8,12 +8,12 @@ import * as oidc from 'openid-client';
 
 import { Agent } from '../helpers/agent.ts';
 import type { BackchannelReceiver } from '../helpers/backchannel.ts';
-import { lossOfAccessCalls, startLossOfAccess, type Line, type LossOfAccess } from '../helpers/loss-of-access.ts';
+import { lossOfAccessCalls, startLossOfAccess, type Line } from '../helpers/loss-of-access.ts';
 import { oauthError, signIn, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 /** The States and transitions rows in which a site loses access (spec), end to end. */
 describe('loss of access: Block site, theft of a refresh token, organization removal', () => {
-  let world: LossOfAccess;
   let h: Harness;
   let receiver: BackchannelReceiver;
   let lines: Line[];
@@ -22,12 +22,7 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
   let b: oidc.Configuration;
   let org: oidc.Configuration;
 
-  before(async () => {
-    world = await startLossOfAccess('loss-org');
-    ({ h, receiver, lines, orgSite, a, b, org } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startLossOfAccess('loss-org'), (started) => ({ h, receiver, lines, orgSite, a, b, org } = started));
   const { introspect, api, authorize, callbackParams, accountId } = lossOfAccessCalls(() => h);
 
   describe('an organization administrator removes a member', () => {

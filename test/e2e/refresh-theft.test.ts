@@ -7,22 +7,17 @@ import * as oidc from 'openid-client';
 
 import { REPLAY_EVENT, type ReplayEvent } from '../../src/index.ts';
 import { Agent } from '../helpers/agent.ts';
-import { lossOfAccessCalls, startLossOfAccess, type Line, type LossOfAccess } from '../helpers/loss-of-access.ts';
+import { lossOfAccessCalls, startLossOfAccess, type Line } from '../helpers/loss-of-access.ts';
 import { oauthError, signIn, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 /** The States and transitions rows in which a site loses access (spec), end to end. */
 describe('loss of access: Block site, theft of a refresh token, organization removal', () => {
-  let world: LossOfAccess;
   let h: Harness;
   let lines: Line[];
   let a: oidc.Configuration;
 
-  before(async () => {
-    world = await startLossOfAccess('loss-theft');
-    ({ h, lines, a } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startLossOfAccess('loss-theft'), (started) => ({ h, lines, a } = started));
   const { introspect, accountId } = lossOfAccessCalls(() => h);
 
   describe('theft of a refresh token', () => {

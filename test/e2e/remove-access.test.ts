@@ -8,24 +8,19 @@ import * as oidc from 'openid-client';
 
 import { Agent, formFor } from '../helpers/agent.ts';
 import type { BackchannelReceiver } from '../helpers/backchannel.ts';
-import { lossOfAccessCalls, startLossOfAccess, type LossOfAccess } from '../helpers/loss-of-access.ts';
+import { lossOfAccessCalls, startLossOfAccess } from '../helpers/loss-of-access.ts';
 import { oauthError, RP, signIn, siteClient, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 /** The States and transitions rows in which a site loses access (spec), end to end. */
 describe('loss of access: Block site, theft of a refresh token, organization removal', () => {
-  let world: LossOfAccess;
   let h: Harness;
   let receiver: BackchannelReceiver;
   let siteA: ClientMetadata;
   let a: oidc.Configuration;
   let b: oidc.Configuration;
 
-  before(async () => {
-    world = await startLossOfAccess('loss-remove');
-    ({ h, receiver, siteA, a, b } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startLossOfAccess('loss-remove'), (started) => ({ h, receiver, siteA, a, b } = started));
   const { introspect, api, authorize, callbackParams, accountId } = lossOfAccessCalls(() => h);
 
   describe('Remove access', () => {

@@ -9,20 +9,15 @@ import { t } from '../../src/i18n/index.ts';
 import { escapeHtml } from '../../src/text/html.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { signIn, type Harness } from '../helpers/reference.ts';
-import { sessionEndCalls, startSessionEnd, type SessionEnd } from '../helpers/session-end.ts';
+import { sessionEndCalls, startSessionEnd } from '../helpers/session-end.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 describe('sign-out of the service (/session/end)', () => {
-  let world: SessionEnd;
   let h: Harness;
   let a: oidc.Configuration;
   let d: oidc.Configuration;
 
-  before(async () => {
-    world = await startSessionEnd('session-end-question-page');
-    ({ h, a, d } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startSessionEnd('session-end-question-page'), (started) => ({ h, a, d } = started));
   const { endSession } = sessionEndCalls(() => h);
 
   describe('the question page', () => {

@@ -9,20 +9,15 @@ import * as oidc from 'openid-client';
 import { t } from '../../src/i18n/index.ts';
 import { Agent, formFor, forms } from '../helpers/agent.ts';
 import { oauthError, signIn, type Harness } from '../helpers/reference.ts';
-import { cookieLine, expectCleared, expectMarker, sessionEndCalls, siteA, startSessionEnd, type SessionEnd } from '../helpers/session-end.ts';
+import { cookieLine, expectCleared, expectMarker, sessionEndCalls, siteA, startSessionEnd } from '../helpers/session-end.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 describe('sign-out of the service (/session/end)', () => {
-  let world: SessionEnd;
   let h: Harness;
   let siteB: ClientMetadata;
   let a: oidc.Configuration;
 
-  before(async () => {
-    world = await startSessionEnd('session-end-return-address');
-    ({ h, siteB, a } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startSessionEnd('session-end-return-address'), (started) => ({ h, siteB, a } = started));
   const { endSession } = sessionEndCalls(() => h);
 
   it('signs out anyway when post_logout_redirect_uri is not registered, and says the address was not accepted', async () => {

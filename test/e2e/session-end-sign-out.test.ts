@@ -11,10 +11,10 @@ import { escapeHtml } from '../../src/text/html.ts';
 import { Agent, forms } from '../helpers/agent.ts';
 import type { BackchannelReceiver } from '../helpers/backchannel.ts';
 import { oauthError, signIn, type Harness } from '../helpers/reference.ts';
-import { sessionEndCalls, siteA, startSessionEnd, stopAtSite, type SessionEnd } from '../helpers/session-end.ts';
+import { sessionEndCalls, siteA, startSessionEnd, stopAtSite } from '../helpers/session-end.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 describe('sign-out of the service (/session/end)', () => {
-  let world: SessionEnd;
   let h: Harness;
   let receiver: BackchannelReceiver;
   let siteB: ClientMetadata;
@@ -22,12 +22,7 @@ describe('sign-out of the service (/session/end)', () => {
   let b: oidc.Configuration;
   let c: oidc.Configuration;
 
-  before(async () => {
-    world = await startSessionEnd('session-end-sign-out');
-    ({ h, receiver, siteB, a, b, c } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startSessionEnd('session-end-sign-out'), (started) => ({ h, receiver, siteB, a, b, c } = started));
   const { endSession } = sessionEndCalls(() => h);
 
   it('without id_token_hint asks, naming the account; "Sign out" ends the session and revokes what lacks offline_access', async () => {

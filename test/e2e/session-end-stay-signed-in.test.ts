@@ -9,21 +9,16 @@ import * as oidc from 'openid-client';
 import { t } from '../../src/i18n/index.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { oauthError, signIn, type Harness } from '../helpers/reference.ts';
-import { cookieLine, expectCleared, expectMarker, sessionEndCalls, siteA, startSessionEnd, stopAtSite, type SessionEnd } from '../helpers/session-end.ts';
+import { cookieLine, expectCleared, expectMarker, sessionEndCalls, siteA, startSessionEnd, stopAtSite } from '../helpers/session-end.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 describe('sign-out of the service (/session/end)', () => {
-  let world: SessionEnd;
   let h: Harness;
   let siteB: ClientMetadata;
   let a: oidc.Configuration;
   let b: oidc.Configuration;
 
-  before(async () => {
-    world = await startSessionEnd('session-end-stay-signed-in');
-    ({ h, siteB, a, b } = world);
-  });
-  after(() => world.close());
-
+  setUp(() => startSessionEnd('session-end-stay-signed-in'), (started) => ({ h, siteB, a, b } = started));
   const { endSession } = sessionEndCalls(() => h);
 
   it('"Stay signed in" keeps the service session and ends on a page that says so: the next sign-in goes straight through', async () => {
