@@ -7,17 +7,14 @@ import { expect } from 'chai';
 import { forms } from '../helpers/agent.ts';
 import { ENCODED_WORD, encodedName, notifyCalls, startNotifyHarness } from '../helpers/notify.ts';
 import type { Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 // On Redis (a Cluster in the Cluster pass: two scripts) and on the embedded
 // store (one script, like a single Redis node): each runs its own path.
 for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? 'embedded store' : 'Redis'})`, () => {
   let h: Harness;
 
-  before(async () => {
-    h = await startNotifyHarness(embedded);
-  });
-  after(() => h.close());
-
+  setUp(() => startNotifyHarness(embedded), (started) => { h = started; });
   const { notify, connect, message, rawHeader, accountId, isNotificationTo } = notifyCalls(() => h);
 
   describe('one-click unsubscribe as receivers send it', () => {

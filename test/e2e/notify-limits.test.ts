@@ -6,6 +6,7 @@ import { expect } from 'chai';
 
 import { burst, notifyCalls, site } from '../helpers/notify.ts';
 import { startHarness, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 // On Redis (a Cluster in the Cluster pass: two scripts) and on the embedded
 // store (one script, like a single Redis node): each runs its own path.
@@ -15,14 +16,11 @@ for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? '
   const { notify, connect, message, accountId, isNotificationTo, lettersTo } = notifyCalls(() => h);
 
   describe('rate limits', () => {
-    before(async () => {
-      h = await startHarness('notify-rate', {
-        embedded,
-        clients: [burst],
-        plugin: { notify: { perClient: { limit: 12, windowSeconds: 60 }, perPerson: { limit: 4, windowSeconds: 60 } } },
-      });
-    });
-    after(() => h.close());
+    setUp(() => startHarness('notify-rate', {
+      embedded,
+      clients: [burst],
+      plugin: { notify: { perClient: { limit: 12, windowSeconds: 60 }, perPerson: { limit: 4, windowSeconds: 60 } } },
+    }), (started) => { h = started; });
 
     it('limits per (site, person) with 429 and Retry-After', async () => {
       const sub = await connect('rate@example.com', burst);
@@ -47,10 +45,7 @@ for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? '
   });
 
   describe('an Idempotency-Key after its window', () => {
-    before(async () => {
-      h = await startHarness('notify-idem-window', { embedded, clients: [site], plugin: { letters: { backoffMs: 50 }, notify: { idempotencySeconds: 1 } } });
-    });
-    after(() => h.close());
+    setUp(() => startHarness('notify-idem-window', { embedded, clients: [site], plugin: { letters: { backoffMs: 50 }, notify: { idempotencySeconds: 1 } } }), (started) => { h = started; });
 
     it('names a new notification: stored again and sent again, never a 202 that delivers nothing', async () => {
       const sub = await connect('idem-window@example.com');

@@ -7,17 +7,14 @@ import { expect } from 'chai';
 import { LETTER_EVENT, NOTIFIED_EVENT, type LetterEvent, type NotifiedEvent } from '../../src/index.ts';
 import { encoded, expired, notifyCalls, postAuth, site, startNotifyHarness, type Answer } from '../helpers/notify.ts';
 import type { Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 // On Redis (a Cluster in the Cluster pass: two scripts) and on the embedded
 // store (one script, like a single Redis node): each runs its own path.
 for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? 'embedded store' : 'Redis'})`, () => {
   let h: Harness;
 
-  before(async () => {
-    h = await startNotifyHarness(embedded);
-  });
-  after(() => h.close());
-
+  setUp(() => startNotifyHarness(embedded), (started) => { h = started; });
   const { basic, notify, connect, message, isNotificationTo, lettersTo } = notifyCalls(() => h);
 
   it('tells plugin.on listeners of each 202 (notified) and of each letter\'s outcome (letter), and nothing of a refused request', async () => {

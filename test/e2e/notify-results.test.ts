@@ -6,6 +6,7 @@ import { expect } from 'chai';
 
 import { notifyCalls, other, pairwise, startNotifyHarness } from '../helpers/notify.ts';
 import type { Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 // On Redis (a Cluster in the Cluster pass: two scripts) and on the embedded
 // store (one script, like a single Redis node): each runs its own path.
@@ -13,11 +14,7 @@ for (const embedded of [false, true]) describe(`POST /api/notify (${embedded ? '
   let h: Harness;
   const noEmail = new Set<string>();
 
-  before(async () => {
-    h = await startNotifyHarness(embedded, noEmail);
-  });
-  after(() => h.close());
-
+  setUp(() => startNotifyHarness(embedded, noEmail), (started) => { h = started; });
   const { notify, connect, message, accountId, isNotificationTo, lettersTo } = notifyCalls(() => h);
 
   describe('who the message is for', () => {
