@@ -6,7 +6,7 @@
  * and mocha again over CLUSTER_SUITE with REDIS_CLUSTER set, so the shared
  * suites run on the Cluster. It runs on a full `npm test` whenever
  * redis-server is installed (CI installs it), and with `--cluster` alone:
- * `npm run test:file -- --cluster test/e2e/notify.test.ts`.
+ * `npm run test:file -- --cluster test/e2e/notify-requests.test.ts`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -17,13 +17,20 @@ import { findRedis } from './helpers/find-redis.ts';
 /** What runs again on the Cluster, beside test/cluster/*.cluster.ts (Cluster-only tests). */
 const CLUSTER_SUITE = [
   'test/adapters/contract.test.ts',
-  'test/e2e/notify.test.ts',
-  'test/e2e/loss-of-access.test.ts',
+  'test/e2e/notify-requests.test.ts',
+  'test/e2e/notify-results.test.ts',
+  'test/e2e/notify-limits.test.ts',
+  'test/e2e/notify-letter.test.ts',
+  'test/e2e/block-site.test.ts',
+  'test/e2e/remove-access.test.ts',
+  'test/e2e/refresh-theft.test.ts',
+  'test/e2e/org-removal.test.ts',
   'test/e2e/sessions.test.ts',
   'test/e2e/last-used.test.ts',
   'test/e2e/theft-notice.test.ts',
   'test/e2e/refresh-leeway.test.ts',
   'test/e2e/ended-stays-ended.test.ts',
+  'test/e2e/ended-sessions-and-sites.test.ts',
   'test/e2e/end-site-access.test.ts',
   'test/e2e/refresh-chain-findings.test.ts',
   'test/e2e/token-batch.test.ts',

@@ -8,7 +8,7 @@ const news = siteClient('c-news', { client_name: 'News', client_uri: 'https://ne
 
 type Json = Record<string, unknown>;
 
-/** The console's JSON API: sites, senders, inbox (organizations are in loss-of-access.test.ts). */
+/** The console's JSON API: sites, senders, inbox (organizations are in org-removal.test.ts). */
 describe('console JSON API', () => {
   let h: Harness;
 

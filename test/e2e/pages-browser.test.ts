@@ -8,130 +8,26 @@
  */
 import { expect } from 'chai';
 import type { ClientMetadata } from 'oidc-provider';
-import * as oidc from 'openid-client';
-import type { BrowserContext, Page } from 'playwright-core';
 
-import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
 import { t } from '../../src/i18n/index.ts';
-import { checkPage, PHONE } from '../helpers/axe.ts';
-import { launchChromium, mark, problems, saveScreenshot, startSiteServer, step, type Chromium, type SiteServer } from '../helpers/browser.ts';
-import { freePort } from '../helpers/net.ts';
-import { siteClient, startHarness, type Harness } from '../helpers/reference.ts';
-import { startTestUpstream, type TestUpstream } from '../helpers/upstream.ts';
-
-const SITE_NAME = 'Northwind Shop Outfitters';
-const ADMIN = 'admin@walk.example';
-const MEMBER = 'a.member.with.a.rather.long.address.for.testing@subdomain.walk-example.example';
+import { PHONE } from '../helpers/axe.ts';
+import { mark, problems, saveScreenshot, step, type Chromium, type SiteServer } from '../helpers/browser.ts';
+import { ADMIN, MEMBER, pageWalkSteps, SITE_NAME, startPageWalk, UPSTREAM } from '../helpers/page-walk.ts';
+import type { Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 describe('every page a person can reach, in Chromium at 390 px and on a desktop (axe-core)', function () {
   this.timeout(300_000);
 
-  let site: SiteServer;
   let h: Harness;
+  let site: SiteServer;
   let client: ClientMetadata;
   let intranet: ClientMetadata;
   let chromium: Chromium;
-  let upstream: TestUpstream;
-  const found: string[] = [];
-  const UPSTREAM = 'Social Example';
+  let found: string[];
 
-  before(async () => {
-    site = await startSiteServer();
-    client = siteClient('walk', {
-      client_name: SITE_NAME,
-      client_uri: 'https://northwind-shop-outfitters-international.example',
-      redirect_uris: [`${site.origin}/walk/callback`],
-      post_logout_redirect_uris: [`${site.origin}/walk/signed-out`],
-    });
-    intranet = siteClient('walk-intranet', { client_name: 'Acme Intranet', redirect_uris: [`${site.origin}/walk-intranet/callback`] });
-    const many = { limit: 10_000, windowMs: 60_000 };
-    // http://localhost: passkeys need a domain as RP ID; the upstream lives on 127.0.0.1.
-    const port = await freePort();
-    upstream = await startTestUpstream({ redirectUri: `http://localhost:${port}/upstream/social/callback` });
-    upstream.people.set('admin-at-social', { email: 'someone.else@social.example', email_verified: true, name: 'Admin Elsewhere' });
-    h = await startHarness('pages-browser', {
-      port, host: 'localhost',
-      upstreams: [{ id: 'social', name: UPSTREAM, issuer: upstream.issuer, ...upstream.client }],
-      clients: [client, intranet],
-      organizations: [{ id: 'acme', name: 'Acme Corporation International Holdings', admins: [ADMIN], members: [MEMBER, 'second.member@walk.example'], clients: ['walk-intranet'] }],
-      loginCodeLimits: { ...defaultLoginCodeLimits, perIp: many, checksPerIp: many },
-    });
-    chromium = await launchChromium({ viewport: PHONE });
-  });
-
-  after(async () => {
-    const closers = [() => chromium?.close(), () => h?.close(), () => site?.close(), () => upstream?.close()];
-    for (const close of closers) await close().catch(() => {});
-  });
-
-  async function check(page: Page, label: string): Promise<void> {
-    found.push(...await step(chromium.log, `check ${label}`, () => checkPage(page, label)));
-  }
-
-  function authorizationUrl(c: ClientMetadata, params: Record<string, string> = {}): string {
-    const url = new URL('/auth', h.issuer);
-    url.search = new URLSearchParams({
-      client_id: c.client_id, response_type: 'code', redirect_uri: c.redirect_uris![0]!, scope: 'openid email',
-      state: oidc.randomState(), code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', ...params,
-    }).toString();
-    return url.href;
-  }
-
-  async function codeFromLetter(email: string, sent: number): Promise<string> {
-    const letter = await h.smtp.waitFor((l) => h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to ?? '').includes(email), 30_000);
-    return /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
-  }
-
-  /** Address and code; returns the page after the code (consent or the site). */
-  async function signIn(page: Page, email: string, url: string): Promise<void> {
-    await page.goto(url);
-    // Signed in at the service already: no address asked.
-    if (await page.getByLabel('Email address').count()) {
-      const sent = h.smtp.letters.length;
-      await page.getByLabel('Email address').fill(email);
-      await page.getByRole('button', { name: 'Send me a code' }).click();
-      const code = await codeFromLetter(email, sent);
-      await page.getByLabel('6-digit code').fill(code);
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await page.waitForLoadState();
-    }
-    if (await page.getByRole('button', { name: 'Allow', exact: true }).count()) {
-      await page.getByRole('button', { name: 'Allow', exact: true }).click();
-    }
-    await page.waitForURL((u) => u.href.startsWith(site.origin));
-  }
-
-  /** The notice after a console action: announced as a status, and within the viewport at 390 px. */
-  async function expectNoticeInView(page: Page, text: string): Promise<void> {
-    const notice = page.getByRole('status');
-    await notice.waitFor();
-    expect(await notice.innerText()).to.equal(text);
-    const box = await notice.boundingBox();
-    expect(box, 'the notice has a box').to.not.equal(null);
-    expect(box!.y, `notice top ${box!.y} within the viewport`).to.be.at.least(0);
-    expect(box!.y + box!.height, 'notice bottom within the viewport').to.be.at.most(PHONE.height);
-  }
-
-  /** Each word (a run of letters and digits) on one line: long names and hosts wrap between words or at dots and hyphens, never inside a word. */
-  async function wordsWhole(page: Page, selector: string): Promise<void> {
-    const split = await page.evaluate(`(() => {
-      const out = [];
-      for (const el of document.querySelectorAll(${JSON.stringify(selector)})) {
-        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          for (const m of node.data.matchAll(/[\\p{L}\\p{N}]+/gu)) {
-            const range = document.createRange();
-            range.setStart(node, m.index);
-            range.setEnd(node, m.index + m[0].length);
-            const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-            if (tops.size > 1) out.push(m[0]);
-          }
-        }
-      }
-      return out;
-    })()`) as string[];
-    expect(split, `words broken across lines in ${selector}`).to.deep.equal([]);
-  }
+  const world = setUp(() => startPageWalk('pages-browser'), (started) => ({ h, site, client, intranet, chromium, found } = started));
+  const { check, authorizationUrl, signIn, codeFromLetter, expectNoticeInView, wordsWhole } = pageWalkSteps(world);
 
   it('walks sign-in, the code step, consent, the console, a site\'s page, Remove access, devices, Block site, organizations, unsubscribe, sign-out and the error pages', async () => {
     const from = mark(chromium.log);
@@ -350,38 +246,6 @@ describe('every page a person can reach, in Chromium at 390 px and on a desktop 
     await check(page, 'signed out');
 
     expect(problems(chromium.log, from), 'CSP violations or page errors').to.deep.equal([]);
-    const issues = found.splice(0);
-    expect(issues, issues.join('\n')).to.deep.equal([]);
-  });
-
-  it('a member: the organization page, the console and the sign-out without a question, checked alike', async () => {
-    const context: BrowserContext = await chromium.newContext({ viewport: PHONE });
-    try {
-      const page = await context.newPage();
-      // A real code + PKCE sign-in, so the site holds an ID token to send as the hint.
-      const config = await oidc.discovery(new URL(h.issuer), intranet.client_id, { client_secret: intranet.client_secret }, oidc.ClientSecretBasic(intranet.client_secret!), { execute: [oidc.allowInsecureRequests] });
-      const verifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      await signIn(page, 'second.member@walk.example', authorizationUrl(intranet, { state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier) }));
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
-      await page.goto(`${h.issuer}/console/orgs/acme`);
-      await page.getByRole('heading', { level: 1 }).waitFor();
-      await check(page, 'organization, as a member');
-      await page.goto(`${h.issuer}/console`);
-      await check(page, 'console, a member');
-      // The sign-out page that submits itself, held still to be checked: served as it is, less its one script.
-      await page.route(/\/session\/end\?/, async (route) => {
-        const served = await route.fetch();
-        const body = await served.text();
-        expect(body).to.include('<script>');
-        await route.fulfill({ response: served, body: body.replace(/<script>[^<]*<\/script>/, '') });
-      });
-      await page.goto(`${h.issuer}/session/end?id_token_hint=${tokens.id_token}`);
-      await page.getByRole('heading', { level: 1, name: t('en', 'logout.auto') }).waitFor();
-      await check(page, 'sign-out without a question');
-    } finally {
-      await context.close();
-    }
     const issues = found.splice(0);
     expect(issues, issues.join('\n')).to.deep.equal([]);
   });

@@ -4,133 +4,34 @@
  * resident keys and user verification), against the reference provider on
  * http://localhost (a secure context with a domain as RP ID; browsers refuse
  * 127.0.0.1 as one) and a relying site that signs in with openid-client.
+ *
+ * One story in four steps: a passkey added, used and removed; an account with a passkey only;
+ * failed assertions; and the log of all that, without credential material.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 
 import { expect } from 'chai';
 import type { ClientMetadata } from 'oidc-provider';
-import * as oidc from 'openid-client';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 
 import { t } from '../../src/i18n/index.ts';
 import { PHONE } from '../helpers/axe.ts';
-import { launchChromium, mark, problems, startSiteServer, step, type Chromium, type SiteServer } from '../helpers/browser.ts';
-import { discover, notifyAs, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
-
-interface Authenticator {
-  cdp: CDPSession;
-  id: string;
-  credentials(): Promise<{ credentialId: string; signCount: number; isResidentCredential: boolean; userHandle?: string }[]>;
-}
-
-/** A platform authenticator with resident keys and user verification, answering without a person (presence simulated). */
-async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<Authenticator> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
-  return {
-    cdp, id: authenticatorId,
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
-  };
-}
+import { mark, problems, step, type Chromium } from '../helpers/browser.ts';
+import { passkeySteps, startPasskeysWorld, virtualAuthenticator } from '../helpers/passkeys-browser.ts';
+import { notifyAs, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
 
 describe('passkeys in Chromium with its virtual authenticator', function () {
   this.timeout(180_000);
 
-  let site: SiteServer;
-  let client: ClientMetadata;
   let h: Harness;
-  let config: oidc.Configuration;
+  let client: ClientMetadata;
   let chromium: Chromium;
-  const logged: string[] = [];
-  const record = (m: string, f?: Record<string, unknown>) => { logged.push(`${m} ${JSON.stringify(f ?? {})}`); };
+  let logged: string[];
   /** Credential material seen in the browser: never in a log. */
   const material: string[] = [];
 
-  before(async () => {
-    site = await startSiteServer();
-    client = siteClient('pk-site', { client_name: 'Passkey Shop', redirect_uris: [`${site.origin}/pk-site/callback`] });
-    h = await startHarness('passkeys-browser', { clients: [client], host: 'localhost', logger: { info: record, warn: record, error: record } });
-    config = await discover(h, client);
-    chromium = await launchChromium({ viewport: PHONE });
-  });
-
-  after(async () => {
-    for (const close of [() => chromium?.close(), () => h?.close(), () => site?.close()]) await close().catch(() => {});
-  });
-
-  /** The site sends the browser to sign in (code flow with PKCE through openid-client). */
-  async function startAtSite(page: Page) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: client.redirect_uris![0]!, scope: 'openid email', state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
-    });
-    await page.goto(url.href);
-    return { verifier, state };
-  }
-
-  /** Consent if asked, then the site's callback redeemed by the site: its ID token's claims. */
-  async function backAtSite(page: Page, flow: { verifier: string; state: string }): Promise<Record<string, unknown>> {
-    await page.waitForURL((u) => u.href.startsWith(site.origin) || u.pathname.startsWith('/interaction/'));
-    if (!page.url().startsWith(site.origin)) {
-      await page.getByRole('button', { name: 'Allow', exact: true }).click();
-      await page.waitForURL((u) => u.href.startsWith(site.origin));
-    }
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
-    return tokens.claims() as Record<string, unknown>;
-  }
-
-  async function signInByCode(page: Page, email: string): Promise<Record<string, unknown>> {
-    const flow = await startAtSite(page);
-    const sent = h.smtp.letters.length;
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    const letter = await h.smtp.waitFor((l) => h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to ?? '').includes(email));
-    await page.getByLabel('6-digit code').fill(/\b(\d{6})\b/.exec(letter.subject ?? '')![1]!);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    return backAtSite(page, flow);
-  }
-
-  /**
-   * The virtual authenticator answers a conditional (autofill) request at
-   * once, as if the person picked the passkey the address field offered. To
-   * press "Sign in with a passkey" instead, the page gets a browser without
-   * autofill for passkeys: the script as served, told the browser has none.
-   */
-  async function withoutAutofill(page: Page): Promise<void> {
-    await page.route(/\/assets\/passkeys-[\w-]+\.js$/, async (route) => {
-      const served = await route.fetch();
-      const body = await served.text();
-      const asked = 'lib.browserSupportsWebAuthnAutofill()';
-      expect(body).to.include(asked);
-      await route.fulfill({ response: served, body: body.replaceAll(asked, 'Promise.resolve(false)') });
-    });
-  }
-
-  async function signOutOfService(page: Page): Promise<void> {
-    await page.goto(`${h.issuer}/session/end`);
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor();
-  }
-
-  /** A passkey the service keeps (of `accountId`, or of anyone). */
-  async function storedPasskey(accountId = '*'): Promise<{ accountId: string; id: string }> {
-    for await (const key of h.reference.plugin.store.scan(`account:{${accountId}}:passkeys`)) {
-      const ids = Object.keys(await h.reference.plugin.store.hgetall(key));
-      if (ids.length > 0) return { accountId: /account:\{([^}]+)\}/.exec(key)![1]!, id: ids[0]! };
-    }
-    throw new Error('no passkey stored');
-  }
-
-  async function notice(page: Page): Promise<string> {
-    const box = page.locator('#notice');
-    await box.waitFor();
-    return box.innerText();
-  }
+  const world = setUp(() => startPasskeysWorld('passkeys-browser'), (started) => ({ h, client, chromium, logged } = started));
+  const { startAtSite, backAtSite, signInByCode, withoutAutofill, signOutOfService, storedPasskey, notice } = passkeySteps(world);
 
   it('adds a passkey in the console, signs out, signs back in with it through the site, and removes it', async () => {
     const from = mark(chromium.log);
@@ -322,18 +223,5 @@ describe('passkeys in Chromium with its virtual authenticator', function () {
     for (const line of ['passkey added', 'signed in with a passkey', 'passkey removed', 'passkey sign-in failed', 'account created with a passkey']) expect(text).to.include(line);
     expect(material.length).to.equal(3);
     for (const value of material) expect(text).to.not.include(value);
-  });
-
-  it('without JavaScript the login page offers the code and no passkey button', async () => {
-    const context = await chromium.newContext({ viewport: PHONE, javaScriptEnabled: false });
-    try {
-      const page = await context.newPage();
-      await startAtSite(page);
-      await page.getByLabel('Email address').waitFor();
-      expect(await page.getByRole('button', { name: t('en', 'login.passkey') }).count()).to.equal(0);
-      expect(await page.getByRole('button', { name: 'Send me a code' }).isVisible()).to.equal(true);
-    } finally {
-      await context.close();
-    }
   });
 });

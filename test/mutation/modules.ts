@@ -25,20 +25,23 @@ export interface MutationModule {
   clusterSpec?: string[];
 }
 
+/** The loss-of-access suites: Block site, Remove access, theft of a refresh token, an organization's removal. */
+const LOSS_OF_ACCESS = ['test/e2e/block-site.test.ts', 'test/e2e/remove-access.test.ts', 'test/e2e/refresh-theft.test.ts', 'test/e2e/org-removal.test.ts'];
+
 export const MODULES: readonly MutationModule[] = [
   {
     name: 'neutralize-links',
     mutate: ['src/text/neutralize-links.ts', 'src/text/bounded-memo.ts'],
-    spec: ['test/text/neutralize-links.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter.test.ts'],
+    spec: ['test/text/neutralize-links-*.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter-*.test.ts'],
     freshProcess: true,
   },
   {
     name: 'notify-route',
     mutate: ['src/notify/route.ts', 'src/notify/site-and-person.ts'],
     // loss-of-access: an organization's site, whose removed members get nothing.
-    spec: ['test/e2e/notify.test.ts', 'test/e2e/early-answers.test.ts', 'test/e2e/defaults.test.ts', 'test/e2e/letters.test.ts', 'test/e2e/loss-of-access.test.ts'],
+    spec: ['test/e2e/notify-*.test.ts', 'test/e2e/early-answers.test.ts', 'test/e2e/defaults.test.ts', 'test/e2e/letters.test.ts', ...LOSS_OF_ACCESS],
     // A Cluster takes notify_client then notify_account instead of notify.lua.
-    clusterSpec: ['test/e2e/notify.test.ts', 'test/e2e/loss-of-access.test.ts'],
+    clusterSpec: ['test/e2e/notify-*.test.ts', ...LOSS_OF_ACCESS],
   },
   {
     name: 'store-adapter',
@@ -54,29 +57,29 @@ export const MODULES: readonly MutationModule[] = [
     // The provider steps where a wrong line hurts a person or a site: end-session's hint matching, the token endpoint's write batch, the reuse leeway.
     mutate: ['src/provider/end-session.ts', 'src/provider/token-batch.ts', 'src/provider/reuse.ts'],
     spec: [
-      'test/e2e/session-end.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts',
-      'test/e2e/loss-of-access.test.ts', 'test/e2e/refresh-leeway.test.ts', 'test/e2e/code-flow-only.test.ts', 'test/e2e/outbound-fetch.test.ts',
+      'test/e2e/session-end-*.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts',
+      ...LOSS_OF_ACCESS, 'test/e2e/refresh-leeway.test.ts', 'test/e2e/code-flow-only.test.ts', 'test/e2e/outbound-fetch.test.ts',
       'test/plugin/options.test.ts', 'test/e2e/prompts.test.ts',
     ],
   },
   {
     name: 'site-access',
     mutate: ['src/sites/access.ts'],
-    spec: ['test/e2e/loss-of-access.test.ts', 'test/e2e/console-api.test.ts', 'test/e2e/outbound-fetch.test.ts'],
+    spec: [...LOSS_OF_ACCESS, 'test/e2e/console-api.test.ts', 'test/e2e/outbound-fetch.test.ts'],
   },
   {
     name: 'send-letter',
     mutate: ['src/notify/send-letter.ts'],
-    spec: ['test/e2e/letter-outcomes.test.ts', 'test/e2e/letters.test.ts', 'test/e2e/notify.test.ts', 'test/e2e/language.test.ts', 'test/e2e/theft-notice.test.ts', 'test/plugin/letter-worker.test.ts'],
+    spec: ['test/e2e/letter-outcomes.test.ts', 'test/e2e/letters.test.ts', 'test/e2e/notify-*.test.ts', 'test/e2e/language.test.ts', 'test/e2e/theft-notice.test.ts', 'test/plugin/letter-worker.test.ts'],
   },
   {
     name: 'console-api',
     mutate: ['src/console/api.ts'],
-    spec: ['test/e2e/console-api.test.ts', 'test/e2e/loss-of-access.test.ts'],
+    spec: ['test/e2e/console-api.test.ts', ...LOSS_OF_ACCESS],
   },
   {
     name: 'login-codes',
     mutate: ['examples/reference/login-codes.ts'],
-    spec: ['test/e2e/sign-in.test.ts', 'test/e2e/sign-in-limits.test.ts', 'test/e2e/prompts.test.ts'],
+    spec: ['test/e2e/sign-in-*.test.ts', 'test/e2e/prompts.test.ts'],
   },
 ];
