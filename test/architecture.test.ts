@@ -4,6 +4,8 @@
  * package's entry points only, nothing outside test/ imports test/. The
  * rules live in .dependency-cruiser.cjs; dependency-cruiser reads the code.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -44,5 +46,15 @@ describe('the house: imports go one way (.dependency-cruiser.cjs, docs/architect
 
   it('has no cycle and no import against the layers in src/, adapters/, views/, examples/, bench/ and scripts/', async () => {
     expect(await violations(['src', 'adapters', 'views', 'examples', 'bench', 'scripts'])).to.deep.equal([]);
+  });
+
+  it('has no source file over 300 lines (the message tables excepted): a file that grows past a screenful or two of one idea splits along its ideas', () => {
+    const files = execFileSync('git', ['ls-files', '*.ts', '*.lua', '*.cjs', '*.mjs'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+    const long = files
+      .filter((file) => !file.startsWith('src/i18n/messages/'))
+      .map((file) => [file, readFileSync(`${root}${file}`, 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 300)
+      .map(([file, lines]) => `${file}: ${lines} lines`);
+    expect(long).to.deep.equal([]);
   });
 });
