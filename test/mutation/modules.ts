@@ -31,13 +31,14 @@ const LOSS_OF_ACCESS = ['test/e2e/block-site.test.ts', 'test/e2e/remove-access.t
 export const MODULES: readonly MutationModule[] = [
   {
     name: 'neutralize-links',
-    mutate: ['src/text/neutralize-links.ts', 'src/text/bounded-memo.ts'],
+    mutate: ['src/text/neutralize-links.ts', 'src/text/known-zones.ts', 'src/text/bounded-memo.ts'],
     spec: ['test/text/neutralize-links-*.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter-*.test.ts'],
     freshProcess: true,
   },
   {
     name: 'notify-route',
-    mutate: ['src/notify/route.ts', 'src/notify/site-and-person.ts'],
+    // POST /api/notify's steps, the one validate step, and its store steps.
+    mutate: ['src/api/notify.ts', 'src/api/notify/*.ts', 'src/http/validate.ts', 'src/notify/site-and-person.ts'],
     // loss-of-access: an organization's site, whose removed members get nothing.
     spec: ['test/e2e/notify-*.test.ts', 'test/e2e/early-answers.test.ts', 'test/e2e/defaults.test.ts', 'test/e2e/letters.test.ts', ...LOSS_OF_ACCESS],
     // A Cluster takes notify_client then notify_account instead of notify.lua.
@@ -45,21 +46,23 @@ export const MODULES: readonly MutationModule[] = [
   },
   {
     name: 'store-adapter',
-    mutate: ['adapters/store-adapter.ts'],
+    // The adapter, split along its ideas (the reuse leeway, the consume, the batch, the reads and the "ended before" marks).
+    mutate: ['adapters/*.ts', '!adapters/redis.ts', '!adapters/memory.ts'],
     spec: [
       'test/adapters/*.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts', 'test/e2e/refresh-leeway.test.ts',
       'test/e2e/token-batch.test.ts', 'test/e2e/token-keys.test.ts', 'test/e2e/defaults.test.ts',
+      'test/e2e/ended-*.test.ts', 'test/e2e/refresh-chain-findings.test.ts', 'test/e2e/public-leeway-dpop.test.ts',
     ],
-    clusterSpec: ['test/adapters/contract.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/refresh-leeway.test.ts'],
+    clusterSpec: ['test/adapters/contract.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/refresh-leeway.test.ts', 'test/cluster/leeway-unwritten.cluster.ts'],
   },
   {
     name: 'provider',
-    // The provider steps where a wrong line hurts a person or a site: end-session's hint matching, the token endpoint's write batch, the reuse leeway.
-    mutate: ['src/provider/end-session.ts', 'src/provider/token-batch.ts', 'src/provider/reuse.ts'],
+    // The provider steps where a wrong line hurts a person or a site: end-session's hint matching, the token endpoint's write batch; theft's report and oidc-provider's own reuse path.
+    mutate: ['src/provider/end-session.ts', 'src/provider/token-batch.ts', 'src/theft/*.ts'],
     spec: [
       'test/e2e/session-end-*.test.ts', 'test/e2e/token-batch.test.ts', 'test/e2e/foundation.test.ts', 'test/e2e/revocation.test.ts',
       ...LOSS_OF_ACCESS, 'test/e2e/refresh-leeway.test.ts', 'test/e2e/code-flow-only.test.ts', 'test/e2e/outbound-fetch.test.ts',
-      'test/plugin/options.test.ts', 'test/e2e/prompts.test.ts',
+      'test/plugin/options.test.ts', 'test/e2e/prompts.test.ts', 'test/e2e/theft-notice.test.ts',
     ],
   },
   {
