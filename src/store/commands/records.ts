@@ -60,13 +60,16 @@ export const grantRevoke = script('grant_revoke', (kv, [record, index, tombstone
   return members;
 });
 
-/** What the marks' hashes hold (lua/end_before.lua), as HMGET answers them. */
-function siteMark(kv: KV, key: string): ScriptReply[] {
-  return kv.hmget(key, ['grants']);
+/** What the marks' hashes hold (lua/end_before.lua), as HMGET answers them; null where none is set (includes/ended_marks.lua). */
+function markOf(kv: KV, key: string, fields: string[]): ScriptReply {
+  const mark = kv.hmget(key, fields);
+  return mark.some((v) => v !== null) ? mark : null;
 }
-
-function personMark(kv: KV, key: string): ScriptReply[] {
-  return kv.hmget(key, ['grants', 'sessions', 'keep']);
+function siteMark(kv: KV, key: string): ScriptReply {
+  return markOf(kv, key, ['grants']);
+}
+function personMark(kv: KV, key: string): ScriptReply {
+  return markOf(kv, key, ['grants', 'sessions', 'keep']);
 }
 
 function parsed(p: string): Record<string, unknown> | undefined {
