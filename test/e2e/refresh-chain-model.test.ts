@@ -44,7 +44,7 @@ import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
 import { asSite, discoverSite } from '../helpers/site.ts';
 
 import { LEEWAY, SEED, RUNS, VERBOSE, BROWSERS, type SiteName, SITE_NAMES, CLIENTS, ORG, ADMIN, type Model, type Real } from '../helpers/chain-model/model.ts';
-import { commandArbitrary } from '../helpers/chain-model/steps.ts';
+import { commandArbitrary } from '../helpers/chain-model/arbitrary.ts';
 
 for (const kind of ['redis', 'embedded'] as const) {
   describe(`the refresh chain against its model (${kind}${kind === 'redis' ? ', a redis-server of its own' : ''}; seed ${SEED}, ${RUNS} runs)`, () => {
