@@ -1,9 +1,10 @@
 /**
  * The docs say what the code does: the error table and the route list come
  * from the catalog (src/http/error-codes.ts) and the route table
- * (src/routes.ts), and every spec section has a row in the spec map.
+ * (src/routes.ts), every spec section has a row in the spec map, and every
+ * file the maps name (docs/spec-map.md, docs/architecture.md) exists.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 import { expect } from 'chai';
 import Provider from 'oidc-provider';
@@ -26,6 +27,45 @@ function tableRows(markdown: string, header: string): string[][] {
     rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/^`|`$/g, '')));
   }
   return rows;
+}
+
+/** The spec's sections (SPEC.md is kept outside the repository), in its order. */
+const SPEC_SECTIONS = [
+  'What the service does', 'Resources and their fields', 'States and transitions', 'Endpoints',
+  'Authentication', 'Events', 'Errors', 'Limits', 'Versioning',
+];
+
+/** The cells of the body rows of the first table after the heading `## <section>`. */
+function sectionRows(markdown: string, section: string): string[][] {
+  const lines = markdown.split('\n');
+  const heading = lines.indexOf(`## ${section}`);
+  if (heading < 0) return [];
+  const header = lines.findIndex((l, i) => i > heading && l.startsWith('|'));
+  const next = lines.findIndex((l, i) => i > heading && l.startsWith('## '));
+  if (header < 0 || (next >= 0 && header > next)) return [];
+  const rows: string[][] = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  }
+  return rows;
+}
+
+// A repository path wherever a doc writes it (in code, a link's text, a diagram), not inside a
+// URL or a relative link; `*` is a wildcard in the file name.
+const NAMED_PATH = /(?<![\w./-])(?:\.dependency-cruiser\.cjs|README\.md|CHANGELOG\.md|package\.json|(?:src|adapters|views|test|docs|examples|bench|scripts)\/[\w./*-]*)/g;
+
+function namedPaths(markdown: string): string[] {
+  return [...new Set([...markdown.matchAll(NAMED_PATH)].map((m) => m[0].replace(/[.,]+$/, '')))];
+}
+
+function exists(path: string): boolean {
+  const at = (p: string) => new URL(`../${p}`, import.meta.url);
+  if (!path.includes('*')) return existsSync(at(path));
+  const folder = path.slice(0, path.lastIndexOf('/'));
+  // A named path holds only word characters, dots, dashes and stars: only the dots need escaping.
+  const name = new RegExp(`^${path.slice(folder.length + 1).replaceAll('.', '\\.').replaceAll('*', '[^/]*')}$`);
+  return existsSync(at(folder)) && readdirSync(at(folder)).some((file) => name.test(file));
 }
 
 describe('the docs say what the code does', () => {
@@ -56,4 +96,25 @@ describe('the docs say what the code does', () => {
       await parts.store.close();
     }
   });
+
+  it('docs/spec-map.md has a table for every section of the spec; each row says where the rule lives and names its tests or says there is none yet', () => {
+    const map = read('docs/spec-map.md');
+    for (const section of SPEC_SECTIONS) {
+      const rows = sectionRows(map, section);
+      expect(rows.length, section).to.be.above(0);
+      for (const row of rows) {
+        expect(row, `${section}: ${row[0]}`).to.have.length(3);
+        expect(row.every((cell) => cell !== ''), `${section}: ${row[0]}`).to.equal(true);
+        expect(/`test\/|no test yet/i.test(row[2]!), `${section}: ${row[0]}`).to.equal(true);
+      }
+    }
+  });
+
+  for (const doc of ['docs/spec-map.md', 'docs/architecture.md']) {
+    it(`every file and folder ${doc} names exists`, () => {
+      const paths = namedPaths(read(doc));
+      expect(paths.length, 'paths found').to.be.above(20);
+      expect(paths.filter((path) => !exists(path))).to.deep.equal([]);
+    });
+  }
 });
