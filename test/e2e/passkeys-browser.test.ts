@@ -10,31 +10,13 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { ClientMetadata } from 'oidc-provider';
 import * as oidc from 'openid-client';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { t } from '../../src/i18n/index.ts';
 import { PHONE } from '../helpers/axe.ts';
-import { launchChromium, mark, problems, startSiteServer, step, type Chromium, type SiteServer } from '../helpers/browser.ts';
-import { discover, notifyAs, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
-
-interface Authenticator {
-  cdp: CDPSession;
-  id: string;
-  credentials(): Promise<{ credentialId: string; signCount: number; isResidentCredential: boolean; userHandle?: string }[]>;
-}
-
-/** A platform authenticator with resident keys and user verification, answering without a person (presence simulated). */
-async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<Authenticator> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
-  return {
-    cdp, id: authenticatorId,
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
-  };
-}
+import { mark, problems, step, type Chromium, type SiteServer } from '../helpers/browser.ts';
+import { startPasskeyBench, typeEmailedCode, virtualAuthenticator, withoutAutofill, type PasskeyBench } from '../helpers/passkeys.ts';
+import { notifyAs, type Harness } from '../helpers/reference.ts';
 
 describe('passkeys in Chromium with its virtual authenticator', function () {
   this.timeout(180_000);
@@ -49,17 +31,14 @@ describe('passkeys in Chromium with its virtual authenticator', function () {
   /** Credential material seen in the browser: never in a log. */
   const material: string[] = [];
 
+  let bench: PasskeyBench | undefined;
+
   before(async () => {
-    site = await startSiteServer();
-    client = siteClient('pk-site', { client_name: 'Passkey Shop', redirect_uris: [`${site.origin}/pk-site/callback`] });
-    h = await startHarness('passkeys-browser', { clients: [client], host: 'localhost', logger: { info: record, warn: record, error: record } });
-    config = await discover(h, client);
-    chromium = await launchChromium({ viewport: PHONE });
+    bench = await startPasskeyBench('passkeys-browser', 'pk-site', 'Passkey Shop', { logger: { info: record, warn: record, error: record } });
+    ({ site, client, h, config, chromium } = bench);
   });
 
-  after(async () => {
-    for (const close of [() => chromium?.close(), () => h?.close(), () => site?.close()]) await close().catch(() => {});
-  });
+  after(() => bench?.close());
 
   /** The site sends the browser to sign in (code flow with PKCE through openid-client). */
   async function startAtSite(page: Page) {
@@ -86,29 +65,8 @@ describe('passkeys in Chromium with its virtual authenticator', function () {
 
   async function signInByCode(page: Page, email: string): Promise<Record<string, unknown>> {
     const flow = await startAtSite(page);
-    const sent = h.smtp.letters.length;
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    const letter = await h.smtp.waitFor((l) => h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to ?? '').includes(email));
-    await page.getByLabel('6-digit code').fill(/\b(\d{6})\b/.exec(letter.subject ?? '')![1]!);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await typeEmailedCode(page, h, email);
     return backAtSite(page, flow);
-  }
-
-  /**
-   * The virtual authenticator answers a conditional (autofill) request at
-   * once, as if the person picked the passkey the address field offered. To
-   * press "Sign in with a passkey" instead, the page gets a browser without
-   * autofill for passkeys: the script as served, told the browser has none.
-   */
-  async function withoutAutofill(page: Page): Promise<void> {
-    await page.route(/\/assets\/passkeys-[\w-]+\.js$/, async (route) => {
-      const served = await route.fetch();
-      const body = await served.text();
-      const asked = 'lib.browserSupportsWebAuthnAutofill()';
-      expect(body).to.include(asked);
-      await route.fulfill({ response: served, body: body.replaceAll(asked, 'Promise.resolve(false)') });
-    });
   }
 
   async function signOutOfService(page: Page): Promise<void> {
