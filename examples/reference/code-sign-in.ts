@@ -5,6 +5,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { errors } from 'oidc-provider';
 import { z } from 'zod';
 
 import type { Mailer } from '../../src/index.ts';
@@ -54,6 +55,8 @@ export function codeSignIn(router: Router, kit: InteractionKit, deps: CodeSignIn
 
   router.post('/interaction/:uid/email', async (ctx) => {
     const { s, form } = await kit.loadForm(ctx);
+    // No letter for a sign-in the site asked another way of (strength.ts).
+    if (!kit.offers(s, 'code')) throw new errors.InvalidRequest('the site asked for another way of signing in');
     const parsed = emailSchema.safeParse(form.email ?? '');
     if (!parsed.success) {
       await kit.renderLogin(ctx, s, { email: form.email, error: t(s.locale, 'login.error.invalid_email') }, 400);
@@ -111,7 +114,8 @@ export function codeSignIn(router: Router, kit: InteractionKit, deps: CodeSignIn
     }
     // The language the pages were shown in becomes the account's at its first sign-in.
     const account = await accounts.findOrCreate(result.email, { locale: s.locale });
-    await kit.signedIn(ctx, s, { accountId: account.accountId, amr: ['otp'] });
+    // RFC 8176: a one-time password (the emailed code).
+    await kit.signedIn(ctx, s, { accountId: account.accountId, way: 'code', amr: ['otp'] });
   });
 
   return {

@@ -14,6 +14,7 @@ import { browserId } from './browser-id.ts';
 import type { IpLimits } from './ip-limits.ts';
 import type { Refusal } from './login-codes.ts';
 import type { PasskeySupport, UpstreamSupport } from './sign-in-support.ts';
+import { ACR_OF, allows, requirement, type Requirement, type Way } from './strength.ts';
 import { loginPage } from './views/interaction/login.ts';
 import { formatWait } from './views/wait.ts';
 
@@ -35,6 +36,8 @@ export interface InteractionState {
   clientName: string;
   /** The browser's id (browser-id.ts). */
   device: string;
+  /** What the site asked of the sign-in's strength (strength.ts), if anything. */
+  needed: Requirement | undefined;
 }
 
 /** What the sign-in page says besides its ways in: the address typed, its error, another way's failure. */
@@ -53,8 +56,16 @@ export interface InteractionKit {
   loadForm(ctx: Context): Promise<{ s: InteractionState; form: Record<string, string> }>;
   /** Hands the result to oidc-provider and follows it (303). */
   finish(ctx: Context, result: InteractionResults): Promise<void>;
-  /** The person proved who they are, one way or another: the login result (and, when asked, the choice of account). */
-  signedIn(ctx: Context, s: InteractionState, login: { accountId: string; amr?: string[] }): Promise<void>;
+  /**
+   * The person proved who they are, one way or another: the login result
+   * with that way's acr and the amr it gives (and, when asked, the choice of
+   * account). A way the site's request does not allow finishes nothing.
+   */
+  signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[] }): Promise<void>;
+  /** Whether this sign-in offers a way in (the site may have asked for another: strength.ts). */
+  offers(s: InteractionState, way: Way): boolean;
+  /** None of the ways the site's request allows can be offered here: the site is answered `unmet_authentication_requirements`. */
+  unmet(ctx: Context): Promise<void>;
   renderLogin(ctx: Context, s: InteractionState, extra?: LoginExtra, status?: number): Promise<void>;
   /** The refusal in words that say what happened and for how long, with Retry-After (the caller answers 429). */
   refusal(ctx: Context, s: InteractionState, r: Refusal): string;
@@ -103,6 +114,7 @@ export function createInteractionKit(deps: InteractionKitDeps): InteractionKit {
       csrf: csrf.token('interaction', details.uid),
       device: browser.of(ctx),
       clientName: client?.clientName ?? String(details.params.client_id),
+      needed: requirement(details.params),
     };
   }
 
@@ -121,19 +133,28 @@ export function createInteractionKit(deps: InteractionKitDeps): InteractionKit {
 
   const requested = (s: InteractionState, prompt: string) => String(s.details.params.prompt ?? '').split(' ').includes(prompt);
 
-  function signedIn(ctx: Context, s: InteractionState, login: { accountId: string; amr?: string[] }) {
+  const offers = (s: InteractionState, way: Way) => allows(s.needed, way)
+    && (way === 'code' || (way === 'passkey' ? !!deps.passkeys : !!deps.upstreams));
+
+  function signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[] }) {
+    if (!allows(s.needed, login.way)) throw new errors.InvalidRequest('this way of signing in does not reach the strength the site asked for');
     return finish(ctx, {
-      login,
+      login: { accountId: login.accountId, acr: ACR_OF[login.way], amr: login.amr },
       // Signing in here was the choice of account.
       ...(requested(s, SELECT_ACCOUNT) ? { [SELECT_ACCOUNT]: {} } : {}),
     });
   }
 
+  // OpenID Connect Core 5.5.1.1, and the Unmet Authentication Requirements 1.0 error.
+  const unmet = (ctx: Context) => finish(ctx, { error: 'unmet_authentication_requirements', error_description: 'the sign-in the site asked for cannot be done here' });
+
   async function renderLogin(ctx: Context, s: InteractionState, extra: LoginExtra = {}, status = 200) {
-    const { passkeys, upstreams } = deps;
+    const passkeys = offers(s, 'passkey') ? deps.passkeys : undefined;
+    const upstreams = offers(s, 'upstream') ? deps.upstreams : undefined;
     sendPage(ctx, loginPage({
       locale: s.locale, serviceName, clientName: s.clientName, csrf: s.csrf,
-      action: `${s.base}/email`,
+      action: offers(s, 'code') ? `${s.base}/email` : undefined,
+      strength: s.needed && { cancelAction: `${s.base}/unmet` },
       formAction: [...s.formAction, ...(upstreams ? upstreams.clients.formTargets() : [])],
       passkeys: passkeys && {
         script: new URL(passkeys.script, provider.issuer).href, rpId: passkeys.rp.id,
@@ -159,5 +180,5 @@ export function createInteractionKit(deps: InteractionKitDeps): InteractionKit {
     return ms > 0 ? wait(ctx, s, ms) : undefined;
   };
 
-  return { load, loadForm, finish, signedIn, renderLogin, refusal, wait, busy };
+  return { load, loadForm, finish, signedIn, offers, unmet, renderLogin, refusal, wait, busy };
 }

@@ -11,8 +11,11 @@ import type { LoginCodes } from './login-codes.ts';
 import { passkeyInteractionRoutes } from './passkey-routes.ts';
 import type { PasskeySupport, UpstreamSupport } from './sign-in-support.ts';
 import { upstreamInteractionRoutes } from './upstream-routes.ts';
+import type { Way } from './strength.ts';
 import { consentPage } from './views/interaction/consent.ts';
 import { selectAccountPage } from './views/interaction/select-account.ts';
+
+const WAYS: readonly Way[] = ['code', 'passkey', 'upstream'];
 
 export interface InteractionDeps {
   provider: Provider;
@@ -54,7 +57,9 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     if (signingIn || prompt.name === SELECT_ACCOUNT) {
       if (await code.showPending(ctx, s)) return;
       if (signingIn) {
-        await kit.renderLogin(ctx, s);
+        // No way in here reaches what the site asked for (strength.ts).
+        if (!WAYS.some((way) => kit.offers(s, way))) await kit.unmet(ctx);
+        else await kit.renderLogin(ctx, s);
         return;
       }
       const account = session?.accountId ? await accounts.get(session.accountId) : undefined;
@@ -105,6 +110,13 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
     const savedId = await grant.save();
     await kit.finish(ctx, { consent: grantId ? {} : { grantId: savedId } });
+  });
+
+  // "I cannot" on a sign-in page that offers only the ways the site asked for.
+  router.post('/interaction/:uid/unmet', async (ctx) => {
+    const { s } = await kit.loadForm(ctx);
+    if (!s.needed) throw new errors.InvalidRequest('the site asked for no particular way of signing in');
+    await kit.unmet(ctx);
   });
 
   router.post('/interaction/:uid/abort', async (ctx) => {

@@ -11,6 +11,7 @@ import type { Accounts } from './accounts.ts';
 import type { InteractionKit, InteractionState } from './interaction-kit.ts';
 import type { IpLimits } from './ip-limits.ts';
 import type { PasskeySupport } from './sign-in-support.ts';
+import { passkeyAmr } from './strength.ts';
 import { passkeySignUpPage } from './views/interaction/passkey-signup.ts';
 import { authenticationOptions, parseAuthentication, parseRegistration, registrationOptions, userHandle, verifyAuthentication, verifyRegistration } from './webauthn.ts';
 
@@ -101,8 +102,7 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
     if (used !== 'ok') return failed(ctx, s, `passkey ${used}`, 'passkey.error.invalid');
     if (!(await accounts.get(found.accountId))) return failed(ctx, s, 'account gone', 'passkey.error.unknown');
     logger.info('signed in with a passkey', { accountId: found.accountId });
-    // RFC 8176: a key on a device the person unlocked (user verification): two factors.
-    await kit.signedIn(ctx, s, { accountId: found.accountId, amr: ['mfa', 'user'] });
+    await kit.signedIn(ctx, s, { accountId: found.accountId, way: 'passkey', amr: passkeyAmr({ deviceType: found.passkey.deviceType, backedUp: verified.backedUp }) });
     return undefined;
   });
 
@@ -155,7 +155,7 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
     if (!(await store.add(challenge.accountId, passkey))) return refuse('credential taken', 'passkey.error.create_failed');
     const account = await accounts.create({ accountId: challenge.accountId, name: challenge.name, locale: s.locale });
     logger.info('account created with a passkey', { accountId: account.accountId });
-    await kit.signedIn(ctx, s, { accountId: account.accountId, amr: ['mfa', 'user'] });
+    await kit.signedIn(ctx, s, { accountId: account.accountId, way: 'passkey', amr: passkeyAmr(passkey) });
     return undefined;
   });
 }

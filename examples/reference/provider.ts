@@ -16,6 +16,7 @@ import { interactionRoutes } from './interactions.ts';
 import { createLoginCodes, defaultLoginCodeLimits, type LoginCodeLimits } from './login-codes.ts';
 import { createOperations, type Operations } from './operations.ts';
 import { signInWays, type SignInWays } from './sign-in-ways.ts';
+import { ACR_VALUES, acrValuesCheck } from './strength.ts';
 import type { Upstream } from './upstreams.ts';
 
 /** The plugin's Organization, with admins and members named by email address. */
@@ -93,9 +94,11 @@ export const REFERENCE_TTL = {
 /**
  * oidc-provider's prompts (login, consent) with `select_account` after login:
  * `prompt=select_account` offers "Continue as ..." or "Use another account".
+ * A site's `acr_values` above the session's sign-in asks for a new one (strength.ts).
  */
 function referencePolicy() {
   const policy = interactionPolicy.base();
+  policy.get('login')!.checks.add(acrValuesCheck());
   policy.add(new interactionPolicy.Prompt({ name: SELECT_ACCOUNT, requestable: true }), policy.findIndex((p) => p.name === 'login') + 1);
   return policy;
 }
@@ -159,12 +162,15 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     scopes: ['openid', 'email', 'offline_access'],
+    // The ladder of sign-ins (strength.ts), listed in discovery as acr_values_supported.
+    acrValues: [...ACR_VALUES],
     interactions: { policy: referencePolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // ID tokens carry the claims of the granted scopes (email with `email`), as
     // most providers' do: sites such as express-openid-connect read the person
     // from the ID token alone (KNOWN-TRAPS 17). UserInfo has them too.
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
+    // The claims parameter: a site may ask for an essential acr (OpenID Connect Core 5.5.1.1; strength.ts).
+    features: { devInteractions: { enabled: false }, claimsParameter: { enabled: true } },
     subjectTypes: ['public', 'pairwise'],
     pairwiseIdentifier: async (_ctx, accountId, client) =>
       createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url'),

@@ -151,6 +151,7 @@ export function createUpstreams(list: Upstream[], issuer: string) {
         sub: claims.sub,
         ...(verifiedEmail ? { verifiedEmail } : {}),
         ...(name ? { name: name.slice(0, 100) } : {}),
+        ...(claims.amr !== undefined ? { amr: claims.amr } : {}),
       };
     },
   };

@@ -8,6 +8,7 @@ import type { Accounts } from './accounts.ts';
 import type { InteractionKit, InteractionState } from './interaction-kit.ts';
 import type { IpLimits } from './ip-limits.ts';
 import type { UpstreamSupport } from './sign-in-support.ts';
+import { federatedAmr } from './strength.ts';
 import { UpstreamError, type Upstream, type UpstreamFailure, type UpstreamIdentity, type UpstreamState } from './upstreams.ts';
 
 interface Deps extends UpstreamSupport {
@@ -130,7 +131,7 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
     }
     const accountId = await accountFor(deps, upstream, identity, s.locale);
     logger.info('signed in through an upstream', { upstream: upstream.id, accountId });
-    await kit.signedIn(ctx, s, { accountId });
+    await kit.signedIn(ctx, s, { accountId, way: 'upstream', amr: federatedAmr(identity.amr) });
   });
 }
 

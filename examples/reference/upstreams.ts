@@ -30,6 +30,8 @@ export interface UpstreamIdentity {
    */
   verifiedEmail?: string | undefined;
   name?: string | undefined;
+  /** The ID token's `amr`, as the upstream gave it (strength.ts keeps RFC 8176's values). */
+  amr?: unknown;
 }
 
 /** An account's link to an upstream account (persistent). */

@@ -8,6 +8,7 @@ import type { LastUsed } from '../sites/last-used.ts';
 import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
 import { consoleGrant } from './console-client.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
+import { introspectionWithStrength, strengthClaims, strengthTokenClaims } from './sign-in-strength.ts';
 import { interactionUrl, siteAccessPolicy } from './site-access-policy.ts';
 
 type Features = NonNullable<Configuration['features']>;
@@ -114,6 +115,10 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       if (account && token?.clientId && !(await deps.orgs.mayUse(sub, token.clientId))) return undefined;
       return account;
     },
+    // The sign-in behind each token (acr, amr, auth_time) in ID tokens and
+    // introspection: ./sign-in-strength.ts.
+    claims: strengthClaims(host.claims),
+    extraTokenClaims: strengthTokenClaims(host.extraTokenClaims),
     loadExistingGrant: consoleGrant(host.loadExistingGrant),
     interactions: {
       ...host.interactions,
@@ -130,7 +135,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       introspection: {
         ...hostFeatures.introspection,
         enabled: true,
-        allowedPolicy: both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy(deps.orgs, deps.lastUsed)),
+        allowedPolicy: introspectionWithStrength(both(hostFeatures.introspection?.allowedPolicy, introspectionAllowedPolicy(deps.orgs, deps.lastUsed))),
       },
       rpInitiatedLogout: {
         ...hostFeatures.rpInitiatedLogout,

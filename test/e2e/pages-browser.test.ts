@@ -91,6 +91,11 @@ describe('every page a person can reach, in Chromium at 390 px and on a desktop 
     await page.getByRole('button', { name: `Continue as ${ADMIN}` }).click();
     await page.waitForURL((u) => u.href.startsWith(site.origin));
 
+    // A site asks for a passkey over the emailed code's sign-in: the passkey only, and the way back.
+    await page.goto(authorizationUrl(client, { acr_values: 'phr' }));
+    await page.getByRole('button', { name: t('en', 'login.passkey') }).waitFor();
+    await check(page, 'login, a passkey asked for');
+
     // The console with a message, a sender, a site of an organization.
     await signIn(page, ADMIN, authorizationUrl(intranet));
     const sub = (await h.reference.accounts.findByEmail(ADMIN))!.accountId;

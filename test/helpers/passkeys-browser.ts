@@ -5,33 +5,16 @@
  * that keeps every line, Chromium's virtual authenticator (DevTools
  * protocol), and the steps of a sign-in there.
  */
-import { expect } from 'chai';
 import type { ClientMetadata } from 'oidc-provider';
 import * as oidc from 'openid-client';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { PHONE } from './axe.ts';
 import { launchChromium, startSiteServer, type Chromium, type SiteServer } from './browser.ts';
+import { typeEmailedCode, withoutAutofill } from './passkeys.ts';
 import { discover, siteClient, startHarness, type Harness } from './reference.ts';
 
-export interface Authenticator {
-  cdp: CDPSession;
-  id: string;
-  credentials(): Promise<{ credentialId: string; signCount: number; isResidentCredential: boolean; userHandle?: string }[]>;
-}
-
-/** A platform authenticator with resident keys and user verification, answering without a person (presence simulated). */
-export async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<Authenticator> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
-  return {
-    cdp, id: authenticatorId,
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
-  };
-}
+export { virtualAuthenticator, type Authenticator } from './passkeys.ts';
 
 export interface PasskeysWorld {
   site: SiteServer;
@@ -92,29 +75,8 @@ export function passkeySteps(world: () => PasskeysWorld) {
 
   async function signInByCode(page: Page, email: string): Promise<Record<string, unknown>> {
     const flow = await startAtSite(page);
-    const sent = world().h.smtp.letters.length;
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    const letter = await world().h.smtp.waitFor((l) => world().h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to ?? '').includes(email));
-    await page.getByLabel('6-digit code').fill(/\b(\d{6})\b/.exec(letter.subject ?? '')![1]!);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await typeEmailedCode(page, world().h, email);
     return backAtSite(page, flow);
-  }
-
-  /**
-   * The virtual authenticator answers a conditional (autofill) request at
-   * once, as if the person picked the passkey the address field offered. To
-   * press "Sign in with a passkey" instead, the page gets a browser without
-   * autofill for passkeys: the script as served, told the browser has none.
-   */
-  async function withoutAutofill(page: Page): Promise<void> {
-    await page.route(/\/assets\/passkeys-[\w-]+\.js$/, async (route) => {
-      const served = await route.fetch();
-      const body = await served.text();
-      const asked = 'lib.browserSupportsWebAuthnAutofill()';
-      expect(body).to.include(asked);
-      await route.fulfill({ response: served, body: body.replaceAll(asked, 'Promise.resolve(false)') });
-    });
   }
 
   async function signOutOfService(page: Page): Promise<void> {

@@ -37,6 +37,8 @@ export interface TestUpstream {
    * happened an hour ago (an old session let through).
    */
   stale: boolean;
+  /** The amr its sign-ins give (RFC 8176), in its ID tokens; none while undefined. */
+  amr: string[] | undefined;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export async function startTestUpstream(opts: { redirectUri: string; clientId?: 
   const loginsShown: TestUpstream['loginsShown'] = [];
   let server: Server | undefined;
   const self: TestUpstream = {
-    issuer, client, people, requests, loginsShown, stale: false,
+    issuer, client, people, requests, loginsShown, stale: false, amr: undefined,
     close: () => new Promise((resolve) => {
       server!.closeAllConnections();
       server!.close(() => resolve());
@@ -79,7 +81,7 @@ export async function startTestUpstream(opts: { redirectUri: string; clientId?: 
     },
     // The ID token carries what the person's `idToken` says, UserInfo the rest (two sources, as at real upstreams).
     conformIdTokenClaims: false,
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['upstream-cookie-key-0123456789'] },
@@ -123,7 +125,7 @@ export async function startTestUpstream(opts: { redirectUri: string; clientId?: 
     grant.addOIDCScope(String(details.params.scope));
     const grantId = await grant.save();
     const ts = self.stale ? Math.floor(Date.now() / 1000) - 3600 : undefined;
-    await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: sub, ...(ts ? { ts } : {}) }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: sub, ...(ts ? { ts } : {}), ...(self.amr ? { amr: self.amr } : {}) }, consent: { grantId } }, { mergeWithLastSubmission: false });
     return undefined;
   });
   server = await new Promise((resolve, reject) => {

@@ -191,6 +191,14 @@ describe('plugin configure()', () => {
     expect(logger.lines.filter((l) => l.level === 'warn' && l.message.includes('adapter'))).to.have.length(0);
   });
 
+  it('adds acr, amr and auth_time to the openid scope\'s claims, keeping the host\'s claims in either form', () => {
+    expect(plugin.configure<Configuration>({}).claims).to.deep.equal({ openid: ['sub', 'acr', 'amr', 'auth_time'] });
+    expect(plugin.configure<Configuration>({ claims: { openid: ['sub', 'amr'], email: ['email'] } }).claims)
+      .to.deep.equal({ openid: ['sub', 'amr', 'acr', 'auth_time'], email: ['email'] });
+    expect(plugin.configure<Configuration>({ claims: { openid: { sub: null }, profile: ['name'] } }).claims)
+      .to.deep.equal({ openid: { sub: null, acr: null, amr: null, auth_time: null }, profile: ['name'] });
+  });
+
   it('replaces a host adapter, with a warning', () => {
     const own = class {} as unknown as NonNullable<Configuration['adapter']>;
     const out = plugin.configure<Configuration>({ adapter: own });
