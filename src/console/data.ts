@@ -98,7 +98,7 @@ export function consoleData(deps: ConsoleDataDeps) {
         if (item.notice && item.notice !== 'theft') {
           const text = securityNoticeText({ locale: reader, serviceName: deps.serviceName, kind: item.notice, details: item.details ?? {}, at: item.receivedAt });
           return {
-            ...common, from: 'service' as const, siteName: deps.serviceName, logoUri: null, category: 'security' as const,
+            ...common, from: 'service' as const, notice: item.notice, siteName: deps.serviceName, logoUri: null, category: 'security' as const,
             title: text.title, body: [text.what, '', text.ifYou, text.notYou].join('\n'),
           };
         }
@@ -106,7 +106,7 @@ export function consoleData(deps: ConsoleDataDeps) {
           // From the service itself, about the site.
           const text = theftNoticeText({ locale: reader, serviceName: deps.serviceName, siteName: site.name, at: item.receivedAt });
           return {
-            ...common, from: 'service' as const, siteName: deps.serviceName, logoUri: null, category: 'security' as const,
+            ...common, from: 'service' as const, notice: 'theft', siteName: deps.serviceName, logoUri: null, category: 'security' as const,
             title: text.title, body: [text.what, text.done, '', text.check, ...text.checks.map((line) => `• ${line}`), '', text.fine].join('\n'),
           };
         }

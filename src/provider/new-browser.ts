@@ -11,7 +11,7 @@ import { describeDevice } from '../sessions/device.ts';
 import { routePrefixMatcher } from './paths.ts';
 
 /** The plugin's browser cookie: a random id, to know a browser again at its next sign-in. */
-export const BROWSER_COOKIE = 'osn.browser';
+export const BROWSER_COOKIE = 'osn.known';
 const KEEP_MS = 400 * 24 * 60 * 60_000;
 
 /**
