@@ -27,6 +27,8 @@ export type { NotificationResult } from './notify/notification.ts';
 export { SECURITY_NOTICE_KINDS } from './notify/security-notices.ts';
 export type { SecurityNoticeDetails, SecurityNoticeKind, SecurityNoticeResult } from './notify/security-notices.ts';
 export type { Preferences } from './preferences.ts';
+export { RECENT_SIGN_IN_ACTIONS } from './console/recent-sign-in.ts';
+export type { RecentSignIn, RecentSignInAction, RecentSignInRequest } from './console/recent-sign-in.ts';
 export type { ConsolePerson, ConsoleSection, ConsoleSections } from './host.ts';
 export type { Locale } from './i18n/index.ts';
 export { LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, REPLAY_EVENT, UNAVAILABLE_EVENT } from './events.ts';

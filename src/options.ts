@@ -137,6 +137,14 @@ export const optionsSchema = z.object({
   console: z.object({
     /** Sections of the host's own (e.g. how the person signs in), after the plugin's; see ConsoleSection. */
     sections: fn<ConsoleSections>('must be a function person => sections').optional(),
+    /**
+     * Seconds since the person's sign-in (the service session's auth time)
+     * within which what adds a way into the account (an unblocked site, a
+     * passkey, a linked account, a host section's action that asks through
+     * `recentSignIn`) is done at once; past them the person signs in again
+     * first. docs/security.md "A recent sign-in for what adds access".
+     */
+    recentSignInSeconds: seconds.max(24 * 60 * 60).default(300),
   }).strict().prefault({}),
   /** accountId -> { email?, locale?, name? }, supplied by the host. */
   contacts: fn<ContactLookup>('must be a function accountId => { email?, locale? }'),

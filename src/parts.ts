@@ -21,6 +21,7 @@ import { createUnsubscribeTokens } from './notify/unsubscribe-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import { createOrganizations } from './orgs/organizations.ts';
 import { createPreferences } from './preferences.ts';
+import { recentSignIns } from './console/recent-sign-in.ts';
 import { withConsoleClient } from './provider/console-client.ts';
 import { createBrowsers } from './sessions/browsers.ts';
 import { createSessions } from './sessions/sessions.ts';
@@ -129,6 +130,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     emit,
     notice: createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }),
   });
+  const recentSignIn = recentSignIns(provider, options.console.recentSignInSeconds);
   const sendLetter = letterSender({
     store, sites, orgs: organizations, senders, contacts, mailer, tokens,
     provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
@@ -136,7 +138,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
 
   return {
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
-    csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, browsers: createBrowsers(store),
+    csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
   };
 }
 

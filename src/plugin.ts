@@ -88,6 +88,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (!isSecurityNoticeKind(kind)) throw new TypeError(`oidc-signout-notify: securityNotice: unknown kind "${String(kind)}"; one of ${SECURITY_NOTICE_KINDS.join(', ')}`);
       return parts.notices.give(accountId, kind, details);
     },
+    recentSignIn: (ctx, request) => parts.recentSignIn.check(ctx, request),
     configure: (host) => {
       const made = configureProvider(host, {
         adapter,

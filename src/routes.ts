@@ -49,7 +49,7 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
   router.use(
     consoleRoutes({
       provider, data, sites, senders, inbox, orgs, access, csrf, preferences,
-      contacts, serviceName: options.serviceName, logger, sections: options.console.sections, sessions,
+      contacts, serviceName: options.serviceName, logger, sections: options.console.sections, sessions, recent: parts.recentSignIn,
     }).routes(),
     notifyRoutes({
       provider, store, sites, orgs, senders, contacts: options.contacts, queue: letters, logger, limits: options.notify,

@@ -2,7 +2,9 @@ import type { Configuration } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
 import type { StoreAdapter } from '../adapters/store-adapter.ts';
+import type { RecentSignIn, RecentSignInRequest } from './console/recent-sign-in.ts';
 import type { SignoutNotifyEventName, SignoutNotifyEvents } from './events.ts';
+import type { HttpContext } from './http/context.ts';
 import type { Logger } from './host.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Inbox } from './notify/inbox.ts';
@@ -106,6 +108,20 @@ export interface SignoutNotify {
    * text rules. Throws a TypeError for a kind it does not know.
    */
   securityNotice(accountId: string, kind: SecurityNoticeKind, details?: SecurityNoticeDetails): Promise<SecurityNoticeResult>;
+  /**
+   * For a host's own console route that adds a way into the account (a
+   * passkey, a linked account, a new address): whether the person of the
+   * request's service session signed in within `console.recentSignInSeconds`
+   * (docs/security.md "A recent sign-in for what adds access"). `{ recent:
+   * true }`: go on. Otherwise do nothing and send the person to
+   * `signInAgain` (a 303 for a form, or hand it to a script): the page there
+   * says why (`request.action`'s sentence, in their language) and signs them
+   * in again (`max_age=0`, every way they have), then brings them back to
+   * `request.back`, where they press the action again. Call it on the
+   * request that acts (a POST), not only on the page before. Needs attach();
+   * throws a TypeError for an unknown action or a `back` outside /console.
+   */
+  recentSignIn(ctx: HttpContext, request: RecentSignInRequest): Promise<RecentSignIn>;
   /**
    * An organization admin removes a member: the member's grants at the
    * organization's sites are revoked, back-channel logout is sent, and later

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
-import type { ConsolePerson, ConsoleSection, Logger, Preferences } from '../../src/index.ts';
+import type { ConsolePerson, ConsoleSection, Logger, Preferences, RecentSignInRequest, SignoutNotify } from '../../src/index.ts';
 import { createCsrf, crossOrigin, htmlErrors, negotiateLocale, PluginError, readForm, sameOrigin, sendPage, signedInAccount, t, type Locale } from '../../src/pages.ts';
 import { accountLabel, type Account, type Accounts } from './accounts.ts';
 import type { IpLimits } from './ip-limits.ts';
@@ -27,7 +27,14 @@ export interface ConsoleWaysDeps {
   secret: string;
   passkeys?: PasskeySupport | undefined;
   upstreams?: UpstreamSupport | undefined;
+  /** The plugin's check of a recent sign-in, for what adds a way in (a passkey, a link). */
+  recentSignIn: SignoutNotify['recentSignIn'];
+  /** The plugin's security notices: a passkey added or removed is told. */
+  securityNotice: SignoutNotify['securityNotice'];
 }
+
+const ADD_PASSKEY: RecentSignInRequest = { action: 'add_passkey', back: '/console#passkeys' };
+const LINK_ACCOUNT: RecentSignInRequest = { action: 'link_account', back: '/console#linked-accounts' };
 
 const view = (k: Passkey): PasskeyView => ({ id: k.id, name: k.name, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, synced: k.backedUp });
 
@@ -38,6 +45,9 @@ const view = (k: Passkey): PasskeyView => ({ id: k.id, name: k.name, createdAt: 
  * /console/linked-accounts. Every change needs the service session, a
  * request from the service's own pages and the person's CSRF token, and ends
  * with a redirect to the console with a notice in the section that changed.
+ * What adds a way in (a passkey, a link) needs a recent sign-in too; what
+ * only removes one never asks. A passkey added or removed is told (a
+ * security notice, one per passkey: its credential id is the notice's ref).
  */
 export function consoleWays(deps: ConsoleWaysDeps) {
   const { provider, accounts, passkeys, upstreams, logger } = deps;
@@ -113,6 +123,15 @@ export function consoleWays(deps: ConsoleWaysDeps) {
     ctx.redirect(`/console?done=${notice}#notice`);
   }
 
+  /** Not signed in recently: off to the plugin's page that says why, and nothing done. */
+  async function signedInRecently(ctx: Context, request: RecentSignInRequest): Promise<boolean> {
+    const recent = await deps.recentSignIn(ctx, request);
+    if (recent.recent) return true;
+    ctx.status = 303;
+    ctx.redirect(recent.signInAgain);
+    return false;
+  }
+
   if (passkeys) {
     const { store, rp } = passkeys;
 
@@ -127,6 +146,9 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       await jsonOptions(ctx, () => locale, async () => {
         const { account, locale: l, fields } = await form(ctx);
         locale = l;
+        const recent = await deps.recentSignIn(ctx, ADD_PASSKEY);
+        // The script goes to `location`, the page that says why and signs in again.
+        if (!recent.recent) throw Object.assign(shown(401, 'insufficient_user_authentication', t(l, 'reauth.why.add_passkey')), { location: recent.signInAgain });
         const given = (fields.name ?? '').trim();
         if (given !== '' && !nameSchema.safeParse(given).success) throw shown(400, 'invalid_request', t(l, 'passkey.error.name'));
         const existing = await store.list(account.accountId);
@@ -143,7 +165,9 @@ export function consoleWays(deps: ConsoleWaysDeps) {
 
     router.post('/console/passkeys', async (ctx) => {
       const { account, fields } = await form(ctx);
+      // Taken first: an answer from before a fresh sign-in is never used after it.
       const challenge = await store.takeChallenge({ accountId: account.accountId });
+      if (!(await signedInRecently(ctx, ADD_PASSKEY))) return;
       const response = parseRegistration(fields.response);
       const passkey = challenge?.purpose === 'add' && response
         ? await verifyRegistration(rp, response, challenge.challenge, challenge.name ?? 'Passkey')
@@ -154,6 +178,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
         return;
       }
       logger.info('passkey added', { accountId: account.accountId });
+      await deps.securityNotice(account.accountId, 'passkey_added', { name: passkey.name, ref: passkey.id });
       back(ctx, 'passkey_added');
     });
 
@@ -186,7 +211,11 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       const { account } = await form(ctx);
       const result = await store.remove(account.accountId, ctx.params.id!);
       if ('refused' in result && result.refused === 'missing') throw new PluginError('not_found', 'no such passkey');
-      if ('removed' in result) logger.info('passkey removed', { accountId: account.accountId });
+      if ('removed' in result) {
+        logger.info('passkey removed', { accountId: account.accountId });
+        const { name } = JSON.parse(result.removed) as Pick<Passkey, 'name'>;
+        await deps.securityNotice(account.accountId, 'passkey_removed', { name, ref: ctx.params.id! });
+      }
       back(ctx, 'removed' in result ? 'passkey_removed' : 'passkey_last');
     });
   }
@@ -201,6 +230,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
     router.post('/console/linked-accounts/:id/link', async (ctx) => {
       const { account, locale } = await form(ctx);
       const upstream = upstreamOf(ctx.params.id);
+      if (!(await signedInRecently(ctx, LINK_ACCOUNT))) return;
       try {
         await startUpstream(ctx, upstreams, upstream, locale, { mode: 'link', accountId: account.accountId });
       } catch (err) {

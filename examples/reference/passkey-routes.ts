@@ -20,7 +20,8 @@ export const nameSchema = z.string().trim().min(1).max(64).regex(/^[^\p{Cc}\p{Cf
 
 /**
  * Answers a script's request for WebAuthn options with JSON: the options, or
- * `{ error, message }` in the reader's language (the page shows the message).
+ * `{ error, message }` in the reader's language (the page shows the message),
+ * with `location` where the person must go first (a fresh sign-in).
  */
 export async function jsonOptions(ctx: Context, locale: () => Locale | undefined, work: () => Promise<unknown>): Promise<void> {
   ctx.set('Cache-Control', 'no-store');
@@ -29,9 +30,9 @@ export async function jsonOptions(ctx: Context, locale: () => Locale | undefined
   } catch (err) {
     if (!(err instanceof errors.OIDCProviderError)) throw err;
     ctx.status = err.statusCode;
-    const given = err as { error: string; messageKey?: MessageKey; message: string };
+    const given = err as { error: string; messageKey?: MessageKey; message: string; shown?: string; location?: string };
     const sentence = errorSentence(locale() ?? 'en', given, err instanceof errors.SessionNotFound);
-    ctx.body = { error: given.error, message: (err as { shown?: string }).shown ?? sentence };
+    ctx.body = { error: given.error, message: given.shown ?? sentence, ...(given.location ? { location: given.location } : {}) };
   }
 }
 

@@ -51,6 +51,8 @@ export interface ReferenceSettings {
   loginCodeLimits?: LoginCodeLimits;
   /** Social sign-ins (CONFIG_FILE `upstreams`). */
   upstreams?: Upstream[];
+  /** The plugin's `console.recentSignInSeconds` (default 300): how recent a sign-in adding a passkey or a link needs. */
+  recentSignInSeconds?: number;
   logger?: Logger;
   /** Serve /metrics on the public listener too (otherwise only where the caller serves `operations.registry`). */
   metricsOnPublic?: boolean;
@@ -119,7 +121,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
       const account = await accounts.get(accountId);
       return account && { email: account.email, locale: account.locale, name: account.name };
     },
-    console: { sections: (person) => ways?.sections(person) ?? [] },
+    console: { sections: (person) => ways?.sections(person) ?? [], recentSignInSeconds: settings.recentSignInSeconds },
     logger: settings.logger,
     allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
     ...settings.plugin,

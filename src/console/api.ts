@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 import { readJson } from '../http/body.ts';
 import { validate } from '../http/validate.ts';
-import { crossOrigin, jsonErrors, loginRequired, PluginError } from '../http/errors.ts';
+import { crossOrigin, jsonErrors, loginRequired, PluginError, recentSignInRequired } from '../http/errors.ts';
 import { sameOrigin } from '../http/origin.ts';
 import { CATEGORIES, DELIVERIES } from '../notify/categories.ts';
 import type { Inbox } from '../notify/inbox.ts';
@@ -16,6 +16,7 @@ import type { Organizations } from '../orgs/organizations.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import type { ConsoleData, SiteView } from './data.ts';
+import type { RecentSignIns } from './recent-sign-in.ts';
 import { signedInAccount } from './session.ts';
 
 export interface ConsoleApiDeps {
@@ -27,6 +28,7 @@ export interface ConsoleApiDeps {
   orgs: Organizations;
   access: SiteAccess;
   logger: Logger;
+  recent: RecentSignIns;
 }
 
 export interface ApiState {
@@ -91,6 +93,8 @@ export function consoleApi(deps: ConsoleApiDeps): Router<ApiState> {
   });
 
   api.post('/sites/:clientId/unblock', async (ctx) => {
+    const recent = await deps.recent.check(ctx, { action: 'unblock_site', back: '/console#sites' }, ctx.state.accountId);
+    if (!recent.recent) throw recentSignInRequired(recent.signInAgain);
     if (await access.unblockSite(ctx.state.accountId, ctx.params.clientId!) === 'not_connected') throw notFound('you never signed in to this site');
     ctx.status = 204;
   });

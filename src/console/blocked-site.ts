@@ -13,6 +13,7 @@ import { SITE_ACCESS_PROMPT } from '../provider/site-access-policy.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { blockedSitePage } from '../../views/blocked-site.ts';
+import { signInAgainPath, type RecentSignIns } from './recent-sign-in.ts';
 
 export interface BlockedSiteDeps {
   provider: Provider;
@@ -21,6 +22,7 @@ export interface BlockedSiteDeps {
   contacts: ContactLookup;
   csrf: Csrf;
   serviceName: string;
+  recent: RecentSignIns;
 }
 
 /**
@@ -77,6 +79,13 @@ export function blockedSiteRoutes(deps: BlockedSiteDeps): Router {
   page.post('/unblock', async (ctx) => {
     const s = await loadBlocked(ctx);
     csrf.verify('blocked-site', s.details.uid, (await readForm(ctx)).csrf);
+    // Unblocking needs a recent sign-in of the interaction's account; the
+    // fresh sign-in comes back to this page, where Unblock is pressed again.
+    if (!(await deps.recent.isRecent(ctx, s.accountId))) {
+      ctx.status = 303;
+      ctx.redirect(signInAgainPath({ action: 'unblock_site', back: s.base }));
+      return;
+    }
     await access.unblockSite(s.accountId, s.client.clientId);
     // The provider asks the policy again: the site is allowed now, and asks for consent anew.
     await finish(ctx, {});

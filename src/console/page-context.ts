@@ -32,9 +32,29 @@ export interface PageContextDeps {
 /** A console path a sign-in may come back to (never the callback itself). */
 export const CONSOLE_PATH = /^\/console(\/[\w%.-]*)*$/;
 
-/** Not signed in: off to sign in (the console's own client) and back to this page afterwards. */
-export function signInFirst(provider: Provider, ctx: HttpContext): void {
-  const back = ctx.method === 'GET' && CONSOLE_PATH.test(ctx.path) ? ctx.path : '/console';
+/**
+ * Where a sign-in may send the person back to (the `state` of the console's
+ * authorization request): a console page, with a section's anchor at most
+ * (`/console#passkeys`); never the callback, never a `.` or `..` segment
+ * that would step out of /console.
+ */
+export function isConsoleBack(value: string): boolean {
+  const hash = value.indexOf('#');
+  const path = hash < 0 ? value : value.slice(0, hash);
+  const anchor = hash < 0 ? undefined : value.slice(hash + 1);
+  return CONSOLE_PATH.test(path)
+    && (anchor === undefined || /^[a-z][a-z0-9-]{0,40}$/.test(anchor))
+    && !path.startsWith(CONSOLE_CALLBACK)
+    && !path.split('/').some((segment) => segment === '.' || segment === '..');
+}
+
+/**
+ * The console's own authorization request, coming back to `back`. `fresh`
+ * adds `max_age=0`: the provider's login prompt then asks for a sign-in
+ * whatever the session says (every way the person has is offered), and the
+ * session's auth time becomes now.
+ */
+export function consoleSignInUrl(provider: Provider, back: string, fresh = false): string {
   const url = new URL(provider.urlFor('authorization'));
   url.search = new URLSearchParams({
     client_id: CONSOLE_CLIENT_ID,
@@ -44,10 +64,16 @@ export function signInFirst(provider: Provider, ctx: HttpContext): void {
     // The code is never redeemed (the console reads the service session), but PKCE is required.
     code_challenge: randomBytes(32).toString('base64url'),
     code_challenge_method: 'S256',
-    state: back,
+    state: isConsoleBack(back) ? back : '/console',
+    ...(fresh ? { max_age: '0' } : {}),
   }).toString();
+  return url.href;
+}
+
+/** Not signed in: off to sign in (the console's own client) and back to this page afterwards. */
+export function signInFirst(provider: Provider, ctx: HttpContext): void {
   ctx.status = 303;
-  ctx.redirect(url.href);
+  ctx.redirect(consoleSignInUrl(provider, ctx.method === 'GET' ? ctx.path : '/console'));
 }
 
 /**

@@ -17,12 +17,14 @@ import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { blockConfirmPage, consolePage, type ConsoleNotice } from '../../views/console.ts';
 import { orgMembershipPage, orgPage, removeMemberConfirmPage } from '../../views/console/org.ts';
+import { path } from '../../views/console/parts.ts';
 import { CONSOLE_CALLBACK } from '../console-client.ts';
 import type { ConsoleData } from './data.ts';
-import { backWithNotice, consoleForm, CONSOLE_PATH, pageCommon, signedInPages, type PageState } from './page-context.ts';
+import { backWithNotice, consoleForm, isConsoleBack, pageCommon, signedInPages, type PageState } from './page-context.ts';
 import type { Preferences } from '../preferences.ts';
 import type { ConsoleSections } from '../host.ts';
 import { HOST_NOTICE, hostSections } from './sections.ts';
+import type { RecentSignIns } from './recent-sign-in.ts';
 
 export interface ConsolePagesDeps {
   provider: Provider;
@@ -38,6 +40,7 @@ export interface ConsolePagesDeps {
   serviceName: string;
   /** The host's own sections (ConsoleSection). */
   sections?: ConsoleSections | undefined;
+  recent: RecentSignIns;
 }
 
 const NOTICES = new Set<ConsoleNotice>(['blocked', 'unblocked', 'access_removed', 'all_access_removed', 'saved', 'deleted', 'read', 'language']);
@@ -61,7 +64,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
       throw new PluginError('console_sign_in_failed', 'signing in to the console did not complete', denied ? 'error.callback_denied' : 'error.callback_failed');
     }
     ctx.status = 303;
-    ctx.redirect(CONSOLE_PATH.test(state) && !state.startsWith(CONSOLE_CALLBACK) ? state : '/console');
+    ctx.redirect(isConsoleBack(state) ? state : '/console');
   });
 
   const signedIn = signedInPages(deps);
@@ -112,6 +115,14 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
   router.post('/sites/:clientId/unblock', signedIn, async (ctx) => {
     await form(ctx);
     await siteOf(ctx);
+    // Unblocking gives the site its way in again: a recent sign-in first, then back on the site's page.
+    const page = path('/console/sites/', ctx.params.clientId!);
+    const recent = await deps.recent.check(ctx, { action: 'unblock_site', back: isConsoleBack(page) ? page : '/console#sites' }, ctx.state.accountId);
+    if (!recent.recent) {
+      ctx.status = 303;
+      ctx.redirect(recent.signInAgain);
+      return;
+    }
     await deps.access.unblockSite(ctx.state.accountId, ctx.params.clientId!);
     back(ctx, 'unblocked');
   });

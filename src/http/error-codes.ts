@@ -24,6 +24,7 @@ export const ERRORS = {
   cross_origin: { code: 'invalid_request', status: 403, page: 'error.code.invalid_request', meaning: 'A console change from another origin, or with neither Origin nor Sec-Fetch-Site.' },
   invalid_client: { code: 'invalid_client', status: 401, page: 'error.code.invalid_client', meaning: 'Wrong client, wrong secret, or a public client (SPEC "Authentication"); with WWW-Authenticate.' },
   login_required: { code: 'login_required', status: 401, page: 'error.generic', meaning: 'A console route without the person\'s service session.' },
+  recent_sign_in_required: { code: 'insufficient_user_authentication', status: 401, page: 'reauth.why.continue', meaning: 'What the request does adds a way into the account and needs a recent sign-in (console.recentSignInSeconds): the JSON answer\'s sign_in_again is the page that says why and leads to it; then the request is made again (RFC 9470\'s error code).' },
   not_admin: { code: 'access_denied', status: 403, page: 'error.code.access_denied', meaning: 'An organization\'s page for someone who is not one of its administrators.' },
   console_sign_in_failed: { code: 'access_denied', status: 400, page: 'error.callback_failed', meaning: 'Signing in to the console did not complete (the person cancelled, or the sign-in failed).' },
   not_connected: { code: 'not_connected', status: 403, page: 'error.generic', meaning: 'The person never signed in to this site, or its access was removed, blocked or ended (SPEC "Errors").' },

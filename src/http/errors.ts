@@ -28,6 +28,14 @@ export class PluginError extends errors.OIDCProviderError {
 
 /** 401: the route needs the person's service session. */
 export const loginRequired = () => new PluginError('login_required', 'sign in to the service first');
+/**
+ * 401: the request adds a way into the account and the sign-in is not recent
+ * enough; the JSON answer names the page that leads to a new one (`sign_in_again`).
+ */
+export const recentSignInRequired = (signInAgain: string) => Object.assign(
+  new PluginError('recent_sign_in_required', 'this adds a way into the account and needs a recent sign-in: sign in again (sign_in_again), then make the request again'),
+  { fields: { sign_in_again: signInAgain } },
+);
 /** 403: a state-changing request that did not come from the service's own pages. */
 export const crossOrigin = () => new PluginError('cross_origin', 'cross-origin request refused');
 
@@ -47,7 +55,8 @@ export function jsonErrors(logger: Logger): Middleware {
         ctx.status = err.statusCode;
         const challenge = (err as { wwwAuthenticate?: string }).wwwAuthenticate;
         if (challenge) ctx.set('WWW-Authenticate', challenge);
-        ctx.body = { error: err.error, error_description: (err as { error_description?: string }).error_description ?? err.message };
+        const { error_description: description, fields } = err as { error_description?: string; fields?: Record<string, string> };
+        ctx.body = { error: err.error, error_description: description ?? err.message, ...fields };
         return;
       }
       // Redis unavailable: the outermost step answers 503 with Retry-After.

@@ -34,6 +34,11 @@
       body: body.toString(),
     }).then(function (res) {
       return res.json().then(function (json) {
+        if (!res.ok && json.location) {
+          // A fresh sign-in first: the service's page says why and leads to it.
+          window.location.assign(json.location);
+          return new Promise(function () {});
+        }
         if (!res.ok) throw Object.assign(new Error(json.message || ''), { shown: true });
         return json;
       });

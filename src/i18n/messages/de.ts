@@ -145,6 +145,13 @@ export const de: Record<keyof typeof en, string> = {
   'console.notice.deleted': 'Die Nachricht ist gelöscht.',
   'console.notice.read': 'Die Nachricht ist als gelesen markiert.',
   'console.notice.language': 'Ihre Sprache ist gespeichert.',
+  'reauth.title': 'Erneut anmelden',
+  'reauth.why.add_passkey': 'Zu Ihrer Sicherheit melden Sie sich bitte erneut an, um einen Passkey hinzuzufügen.',
+  'reauth.why.link_account': 'Zu Ihrer Sicherheit melden Sie sich bitte erneut an, um ein Konto zu verknüpfen.',
+  'reauth.why.unblock_site': 'Zu Ihrer Sicherheit melden Sie sich bitte erneut an, um eine Website zu entsperren.',
+  'reauth.why.continue': 'Zu Ihrer Sicherheit melden Sie sich bitte erneut an, um fortzufahren.',
+  'reauth.explain': 'Damit erhält etwas neuen Zugang zu Ihrem Konto. Dafür ist eine frische Anmeldung nötig, so wie Sie sich sonst anmelden. So kann niemand, der diesen Browser in die Hände bekommen hat, das tun. Danach kommen Sie hierher zurück und können es erneut tun.',
+  'reauth.submit': 'Erneut anmelden',
 
   'console.sites.title': 'Verbundene Websites',
   'console.sites.intro': 'Websites, bei denen Sie sich mit Ihrem Konto von {serviceName} angemeldet haben.',

@@ -143,6 +143,13 @@ export const en = {
   'console.notice.deleted': 'The message is deleted.',
   'console.notice.read': 'The message is marked as read.',
   'console.notice.language': 'Your language is saved.',
+  'reauth.title': 'Sign in again',
+  'reauth.why.add_passkey': 'For your safety, sign in again to add a passkey.',
+  'reauth.why.link_account': 'For your safety, sign in again to link an account.',
+  'reauth.why.unblock_site': 'For your safety, sign in again to unblock a site.',
+  'reauth.why.continue': 'For your safety, sign in again to continue.',
+  'reauth.explain': 'This gives new access to your account, so it needs a recent sign-in, the way you usually sign in. That keeps anyone who got hold of this browser from doing it. Afterwards you come back here and can do it again.',
+  'reauth.submit': 'Sign in again',
 
   'console.sites.title': 'Connected sites',
   'console.sites.intro': 'Sites you signed in to with your {serviceName} account.',

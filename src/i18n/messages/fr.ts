@@ -146,6 +146,13 @@ export const fr: Record<keyof typeof en, string> = {
   'console.notice.deleted': 'Le message est supprimé.',
   'console.notice.read': 'Le message est marqué comme lu.',
   'console.notice.language': 'Votre langue est enregistrée.',
+  'reauth.title': 'Reconnectez-vous',
+  'reauth.why.add_passkey': 'Pour votre sécurité, reconnectez-vous pour ajouter une clé d’accès.',
+  'reauth.why.link_account': 'Pour votre sécurité, reconnectez-vous pour associer un compte.',
+  'reauth.why.unblock_site': 'Pour votre sécurité, reconnectez-vous pour débloquer un site.',
+  'reauth.why.continue': 'Pour votre sécurité, reconnectez-vous pour continuer.',
+  'reauth.explain': 'Cela donne un nouvel accès à votre compte : il faut donc une connexion récente, comme vous vous connectez d’habitude. Ainsi, personne ayant mis la main sur ce navigateur ne peut le faire. Ensuite, vous revenez ici et pouvez recommencer.',
+  'reauth.submit': 'Se reconnecter',
 
   'console.sites.title': 'Sites connectés',
   'console.sites.intro': 'Les sites auxquels vous vous êtes connecté avec votre compte {serviceName}.',
