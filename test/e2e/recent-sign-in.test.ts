@@ -144,18 +144,22 @@ describe('a recent sign-in for what adds access', function () {
     expect((await linksOf(lia)).map((l) => l.sub)).to.deep.equal(['lia-up']);
   });
 
-  it('what only removes access never asks: remove access, block, unlink, sign out of a device, everywhere else, everywhere, an hour after signing in', async () => {
+  it('what only removes access never asks: remove access, from all sites, block, unlink, sign out of a device, everywhere else, everywhere, an hour after signing in', async () => {
     const agent = new Agent();
     await signIn(h, config, agent, 'rex@example.com');
     // A link to unlink later, made while the sign-in is fresh.
     upstream.people.set('rex-up', { name: 'Rex Up' });
     await upstreamLogin(agent, await agent.follow(await post(agent, await openConsole(agent), `/console/linked-accounts/${UPSTREAM.id}/link`)), 'rex-up');
-    const other = new Agent();
-    await signIn(h, config, other, 'rex@example.com');
     await age(agent, 3600);
 
     const removed = await post(agent, await agent.get(`${h.issuer}/console/sites/${site.client_id}/remove-access`), `/console/sites/${site.client_id}/remove-access`);
     expect(removed.location).to.equal(`${h.issuer}/console?done=access_removed#notice`);
+    expect(await statusAt('rex@example.com')).to.equal('access_removed');
+    // Signed in there again from another device; then every site's access removed at once.
+    const other = new Agent();
+    await signIn(h, config, other, 'rex@example.com');
+    const removedAll = await post(agent, await agent.get(`${h.issuer}/console/remove-access`), '/console/remove-access');
+    expect(removedAll.location).to.equal(`${h.issuer}/console?done=all_access_removed#notice`);
     expect(await statusAt('rex@example.com')).to.equal('access_removed');
     const blocked = await post(agent, await agent.get(`${h.issuer}/console/sites/${site.client_id}/block`), `/console/sites/${site.client_id}/block`);
     expect(blocked.location).to.equal(`${h.issuer}/console?done=blocked#notice`);

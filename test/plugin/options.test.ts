@@ -102,6 +102,33 @@ describe('plugin options (resolveOptions / createSignoutNotify)', () => {
     expect(logger.lines.filter((l) => l.level === 'warn' && l.message.includes('EMBEDDED IN-MEMORY STORE'))).to.have.length(1);
   });
 
+  it('console.recentSignInSeconds: 300 by default, whole seconds from 1 to a day, else refused naming it', () => {
+    expect(resolveOptions({ contacts }).console.recentSignInSeconds).to.equal(300);
+    expect(resolveOptions({ contacts, console: { recentSignInSeconds: 60 } }).console.recentSignInSeconds).to.equal(60);
+    for (const bad of [0, -5, 1.5, 86_401, '300']) {
+      expect(refusal({ contacts, console: { recentSignInSeconds: bad } }).message, String(bad)).to.match(/^oidc-signout-notify: invalid option "console\.recentSignInSeconds": /);
+    }
+  });
+
+  it('plugin.recentSignIn refuses what it cannot honour (an unknown action, a way back outside /console) and needs attach()', async () => {
+    const plugin = make({ contacts, logger: recordingLogger() });
+    const ctx = {} as Parameters<SignoutNotify['recentSignIn']>[0];
+    const refusedWith = async (request: unknown) => {
+      try {
+        await plugin.recentSignIn(ctx, request as Parameters<SignoutNotify['recentSignIn']>[1]);
+      } catch (err) {
+        expect(err).to.be.instanceOf(TypeError);
+        return (err as Error).message;
+      }
+      return 'no error';
+    };
+    expect(await refusedWith({ action: 'add_address', back: '/console' })).to.equal('oidc-signout-notify: recentSignIn: action must be one of add_passkey, link_account, unblock_site, continue');
+    for (const back of ['https://evil.example/console', '/console/../auth', '/console/callback', '/consoles', '/console?x=1', '/console#Two Words']) {
+      expect(await refusedWith({ action: 'continue', back }), back).to.equal('oidc-signout-notify: recentSignIn: back must be a path under /console (a section\'s #anchor at most)');
+    }
+    expect(await refusedWith({ action: 'add_passkey', back: '/console#passkeys' })).to.equal('oidc-signout-notify: recentSignIn needs the plugin attached to the provider (attach())');
+  });
+
   it('keeps given values', () => {
     const plugin = make({ contacts, logger: recordingLogger(), keyPrefix: 'idp:', clockTolerance: 0, serviceName: 'Example ID', mail: { smtpUrl: 'smtp://127.0.0.1:2525', from: 'Example <id@example.com>' } });
     expect(plugin.options).to.include({ keyPrefix: 'idp:', clockTolerance: 0, serviceName: 'Example ID' });
