@@ -45,7 +45,8 @@ export function isConsoleBack(value: string): boolean {
   return CONSOLE_PATH.test(path)
     && (anchor === undefined || /^[a-z][a-z0-9-]{0,40}$/.test(anchor))
     && !path.startsWith(CONSOLE_CALLBACK)
-    && !path.split('/').some((segment) => segment === '.' || segment === '..');
+    // Browsers read `%2e` as a dot in a path segment too.
+    && !path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
 }
 
 /**
