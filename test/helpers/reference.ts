@@ -5,6 +5,7 @@ import * as oidc from 'openid-client';
 import { createReferenceProvider, type ReferenceProvider, type ReferenceSettings } from '../../examples/reference/provider.ts';
 import { Agent, formFor, type Response } from './agent.ts';
 import { freePort } from './net.ts';
+import { documentedFetch } from './openapi.ts';
 import { dropPrefix, testRedis, uniquePrefix } from './redis.ts';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from './smtp.ts';
 
@@ -144,9 +145,9 @@ export async function throughSignInPages(h: Harness, agent: Agent, start: Respon
   return { res, pages, code };
 }
 
-/** A site's POST /api/notify (HTTP Basic, JSON): the status and the answer. */
+/** A site's POST /api/notify (HTTP Basic, JSON): the status and the answer (as the OpenAPI document says). */
 export async function notifyAs(h: Harness, client: ClientMetadata, message: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${h.issuer}/api/notify`, {
+  const res = await documentedFetch(`${h.issuer}/api/notify`, {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
     body: JSON.stringify(message),
