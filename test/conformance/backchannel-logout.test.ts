@@ -12,7 +12,7 @@ import type * as oidc from 'openid-client';
 
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import {
-  BACKCHANNEL_PLAN, discoveryWithHttpsEndpoints, endSessionState, endSessionUrl, expectPostLogoutRedirect,
+  BACKCHANNEL_PLAN, discoveryWithHttpsEndpoints, endSessionStateWithPunctuation, endSessionUrl, expectPostLogoutRedirect,
   expectPromptNoneFails, expectSignsOutWithoutQuestion, pressSignOut, startSuiteHarness, suiteClient, suiteSignIn,
 } from '../helpers/conformance.ts';
 import { expectSuiteValidLogoutToken } from '../helpers/logout-token.ts';
@@ -55,7 +55,7 @@ describe(`${BACKCHANNEL_PLAN} (Back-Channel OP)`, () => {
     const { agent, idToken, claims } = await suiteSignIn(h, config, site, 'bc-logout@example.com');
     // backchannel_logout_session_required: the ID token carries the sid the logout token will name.
     expect(claims.sid).to.be.a('string');
-    const state = endSessionState();
+    const state = endSessionStateWithPunctuation();
     const page = await agent.get(endSessionUrl(h, { id_token_hint: idToken, post_logout_redirect_uri: site.post_logout_redirect_uris![0]!, state }));
     expectSignsOutWithoutQuestion(page);
     const res = await pressSignOut(agent, page);

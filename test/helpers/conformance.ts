@@ -37,6 +37,18 @@ export function endSessionState(): string {
   return (pick(ALPHA, 50) + pick(DIGIT, 10) + pick(PUNCT, 30)).replace(/[+ ;]/g, '~');
 }
 
+/**
+ * An end-session state as the suite draws it, drawn again until it holds
+ * `&`, `#`, `=`, `%` and `"`: one the suite may send, chosen so that a return
+ * address built by concatenation (KNOWN-TRAPS 28) cannot pass by chance.
+ */
+export function endSessionStateWithPunctuation(): string {
+  for (;;) {
+    const state = endSessionState();
+    if ([...'&#=%"'].every((c) => state.includes(c))) return state;
+  }
+}
+
 /** CreateRandomStateValue with requested_state_length 128: 124 letters and digits, then "-._~". */
 export const authorizationState = () => `${pick(ALPHA + DIGIT, 124)}-._~`;
 /** CreateRandomNonceValue: 10 letters and digits. */
