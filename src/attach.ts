@@ -11,6 +11,7 @@ import { allowedResponseModes } from './provider/configure.ts';
 import { endSessionConfirmPostStep, endSessionPreStep } from './provider/end-session.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
 import { routeMatcher } from './provider/paths.ts';
+import { newBrowserNotices } from './provider/new-browser.ts';
 import { recordSessions } from './provider/record-session.ts';
 import { recordSignIns } from './provider/record-sign-in.ts';
 import { warnOfInsecureCookies } from './provider/secure-cookies.ts';
@@ -44,6 +45,7 @@ export function attachTo(provider: Provider, parts: Parts, configured: Configura
     await preferences.setFirstLocale(accountId, negotiateLocale({ uiLocales: typeof uiLocales === 'string' ? uiLocales : undefined, acceptLanguage: ctx.get('accept-language') }));
   }));
   provider.use(recordSessions(provider, sessions, logger));
+  provider.use(newBrowserNotices(provider, { browsers: parts.browsers, notices: parts.notices, logger }));
   provider.use(ownRoutes(provider, parts).middleware);
   watchReuse(provider, theft.report, (ctx) => adapter.consumedSource(ctx));
 }

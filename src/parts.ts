@@ -13,6 +13,7 @@ import { createCsrf } from './http/csrf.ts';
 import { consoleLogger } from './log.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createInbox } from './notify/inbox.ts';
+import { createSecurityNotices } from './notify/security-notices.ts';
 import { bullmqLetterQueue, memoryLetterQueue } from './notify/letters.ts';
 import { letterSender } from './notify/send-letter.ts';
 import { createSenders } from './notify/senders.ts';
@@ -21,6 +22,7 @@ import type { ResolvedOptions } from './options.ts';
 import { createOrganizations } from './orgs/organizations.ts';
 import { createPreferences } from './preferences.ts';
 import { withConsoleClient } from './provider/console-client.ts';
+import { createBrowsers } from './sessions/browsers.ts';
 import { createSessions } from './sessions/sessions.ts';
 import { createSiteAccess } from './sites/access.ts';
 import { createConnectedSites } from './sites/connected-sites.ts';
@@ -92,7 +94,10 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const organizations = createOrganizations(store, options.organizations);
   const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider });
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
-  const sessions = createSessions({ store, adapter, sites, access, logger, provider });
+  const sessions = createSessions({
+    store, adapter, sites, access, logger, provider,
+    toldEnded: (accountId, browser) => notices.give(accountId, 'sessions_ended', { browser }),
+  });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
   // keys (newest first), so every instance agrees and keys rotate together.
   const fallbackSecret = randomBytes(32);
@@ -115,13 +120,14 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const letters = options.redis
     ? bullmqLetterQueue(options.redis, options.keyPrefix, options.letters, logger, onLetter)
     : memoryLetterQueue(options.letters, logger, onLetter);
+  const notices = createSecurityNotices({
+    store, queue: letters, contacts, logger,
+    inbox: { size: options.notify.inboxSize, maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 },
+  });
   const theft = createTheft({
     logger,
     emit,
-    notice: createTheftNotices({
-      store, queue: letters, contacts, access, logger, windowMs: options.theftNotice.windowSeconds * 1000,
-      inbox: { size: options.notify.inboxSize, maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 },
-    }),
+    notice: createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }),
   });
   const sendLetter = letterSender({
     store, sites, orgs: organizations, senders, contacts, mailer, tokens,
@@ -130,7 +136,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
 
   return {
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
-    csrf, senders, inbox, preferences, contacts, tokens, letters, theft, sendLetter,
+    csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, browsers: createBrowsers(store),
   };
 }
 

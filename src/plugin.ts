@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 
 import { attachTo } from './attach.ts';
 import { resolveOptions, type SignoutNotifyOptions } from './options.ts';
+import { isSecurityNoticeKind, SECURITY_NOTICE_KINDS } from './notify/security-notices.ts';
 import { createParts, type Providers } from './parts.ts';
 import { configureProvider } from './provider/configure.ts';
 import type { SignoutNotify } from './signout-notify.ts';
@@ -82,6 +83,10 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       await sessions.endAll(accountId);
       logger.warn('every grant and session of the person ended by the service');
       return at;
+    },
+    async securityNotice(accountId, kind, details = {}) {
+      if (!isSecurityNoticeKind(kind)) throw new TypeError(`oidc-signout-notify: securityNotice: unknown kind "${String(kind)}"; one of ${SECURITY_NOTICE_KINDS.join(', ')}`);
+      return parts.notices.give(accountId, kind, details);
     },
     configure: (host) => {
       const made = configureProvider(host, {

@@ -7,6 +7,7 @@ import type { Logger } from './host.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Inbox } from './notify/inbox.ts';
 import type { LetterQueue } from './notify/letters.ts';
+import type { SecurityNoticeDetails, SecurityNoticeKind, SecurityNoticeResult } from './notify/security-notices.ts';
 import type { Senders } from './notify/senders.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { Organizations } from './orgs/organizations.ts';
@@ -92,6 +93,19 @@ export interface SignoutNotify {
    * effect (ms since the epoch).
    */
   endAccountAccess(accountId: string): Promise<number>;
+  /**
+   * Tells the person of something that concerns their account's security
+   * (docs/security.md "Security notices"): an inbox entry from the service
+   * and a letter in their language, which no mute, category setting or
+   * unsubscribe link holds back, with the way out ("Not you? See where you
+   * are signed in"). The plugin sends `new_browser` and `sessions_ended`
+   * itself; a host sends the others from its own pages (a passkey added or
+   * removed, an account linked or unlinked). The same notice about the same
+   * thing (`details.ref`, else what it shows) is told once a day:
+   * `held_back` then. Every part of `details` is shown as text under the
+   * text rules. Throws a TypeError for a kind it does not know.
+   */
+  securityNotice(accountId: string, kind: SecurityNoticeKind, details?: SecurityNoticeDetails): Promise<SecurityNoticeResult>;
   /**
    * An organization admin removes a member: the member's grants at the
    * organization's sites are revoked, back-channel logout is sent, and later

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { Category } from '../notify/categories.ts';
 import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import { theftNoticeText } from '../../views/letters/theft.ts';
+import { securityNoticeText } from '../../views/letters/security.ts';
 import type { Inbox } from '../notify/inbox.ts';
 import { DEFAULT_SETTINGS, type Senders } from '../notify/senders.ts';
 import type { ContactLookup } from '../host.ts';
@@ -87,18 +88,25 @@ export function consoleData(deps: ConsoleDataDeps) {
       const page = await deps.inbox.page(accountId, cursor);
       if (!page) return undefined;
       const names = new Map<string, Awaited<ReturnType<typeof client>>>();
-      for (const item of page.items) if (!names.has(item.clientId)) names.set(item.clientId, await client(item.clientId));
+      for (const item of page.items) if (item.clientId && !names.has(item.clientId)) names.set(item.clientId, await client(item.clientId));
       const reader = page.items.some((item) => item.notice)
         ? locale ?? negotiateLocale({ preferred: (await deps.contacts(accountId))?.locale })
         : 'en';
       const items: MessageView[] = page.items.map((item) => {
         const site = names.get(item.clientId)!;
         const common = { id: item.id, clientId: item.clientId, url: item.url, receivedAt: item.receivedAt, read: item.read };
+        if (item.notice && item.notice !== 'theft') {
+          const text = securityNoticeText({ locale: reader, serviceName: deps.serviceName, kind: item.notice, details: item.details ?? {}, at: item.receivedAt });
+          return {
+            ...common, from: 'service' as const, notice: item.notice, siteName: deps.serviceName, logoUri: null, category: 'security' as const,
+            title: text.title, body: [text.what, '', text.ifYou, text.notYou].join('\n'),
+          };
+        }
         if (item.notice === 'theft') {
           // From the service itself, about the site.
           const text = theftNoticeText({ locale: reader, serviceName: deps.serviceName, siteName: site.name, at: item.receivedAt });
           return {
-            ...common, from: 'service' as const, siteName: deps.serviceName, logoUri: null, category: 'security' as const,
+            ...common, from: 'service' as const, notice: 'theft', siteName: deps.serviceName, logoUri: null, category: 'security' as const,
             title: text.title, body: [text.what, text.done, '', text.check, ...text.checks.map((line) => `• ${line}`), '', text.fine].join('\n'),
           };
         }

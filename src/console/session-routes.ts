@@ -51,7 +51,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
    * many there are; returns how many of the listed ones ended.
    */
   async function endMany(ctx: Context, accountId: string, includingThis: boolean): Promise<number> {
-    return sessions.endAll(accountId, includingThis ? undefined : await currentUid(ctx));
+    return sessions.endAll(accountId, includingThis ? undefined : await currentUid(ctx), ctx.get('user-agent'));
   }
 
   /* ---------- Pages ---------- */

@@ -27,11 +27,14 @@ export interface InboxEntry {
   /** ms since the epoch. */
   receivedAt: number;
   /**
-   * The service's own notice (`theft`: a sign-in at `clientId` was used
-   * twice), written in the reader's language when shown; `title` and `body`
-   * are empty then and `category` is `security`.
+   * The service's own security notice (`theft`: a sign-in at `clientId` was
+   * used twice; `new_browser`, `passkey_added`, ...: see
+   * security-notices.ts), written in the reader's language when shown;
+   * `title` and `body` are empty then and `category` is `security`.
    */
-  notice?: 'theft';
+  notice?: string;
+  /** What the notice names (a browser, a passkey's or a provider's name): text, under the text rules when shown. */
+  details?: { browser?: string | undefined; name?: string | undefined };
 }
 
 /** One message as the console shows it. */

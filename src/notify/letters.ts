@@ -7,7 +7,7 @@ import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
 /** A letter to send: everything the worker needs, so the inbox entry may be deleted meanwhile. */
-export type LetterJob = NotificationLetterJob | TheftLetterJob;
+export type LetterJob = NotificationLetterJob | TheftLetterJob | SecurityLetterJob;
 
 /** A site's notification (POST /api/notify). */
 export interface NotificationLetterJob {
@@ -30,6 +30,19 @@ export interface TheftLetterJob {
   accountId: string;
   clientId: string;
   /** When the reuse was detected (ms since the epoch). */
+  at: number;
+}
+
+/** A security notice of the service's own (a new browser, a passkey added, ...: src/notify/security-notices.ts). */
+export interface SecurityLetterJob {
+  kind: 'security';
+  /** The notice id (the inbox entry's); also the queue's job id. */
+  id: string;
+  accountId: string;
+  /** Which notice (a SecurityNoticeKind). */
+  notice: string;
+  details: { browser?: string | undefined; name?: string | undefined };
+  /** When it happened (ms since the epoch). */
   at: number;
 }
 

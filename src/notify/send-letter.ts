@@ -12,8 +12,9 @@ import { isUnavailable } from '../store/availability.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { notificationLetter } from '../../views/letters/notification.ts';
+import { securityLetter } from '../../views/letters/security.ts';
 import { theftLetter } from '../../views/letters/theft.ts';
-import { PermanentLetterError, type LetterJob, type LetterOutcome, type NotificationLetterJob, type TheftLetterJob } from './letters.ts';
+import { PermanentLetterError, type LetterJob, type LetterOutcome, type NotificationLetterJob, type SecurityLetterJob, type TheftLetterJob } from './letters.ts';
 import type { Senders } from './senders.ts';
 import type { UnsubscribeTokens } from './unsubscribe-token.ts';
 
@@ -160,6 +161,29 @@ export function letterSender(deps: SendLetterDeps) {
     }
   }
 
+  /** A security notice of the service's own: like the theft notice, only a missing address holds it back. */
+  async function sendSecurityNotice(job: SecurityLetterJob): Promise<LetterOutcome> {
+    const contact = await deps.contacts(job.accountId);
+    if (!contact?.email) return 'skipped:no_email';
+    const provider = attached();
+    const letter = securityLetter({
+      locale: negotiateLocale({ preferred: contact.locale }),
+      serviceName: deps.serviceName,
+      kind: job.notice,
+      details: job.details,
+      at: job.at,
+      sessionsUrl: `${provider.issuer.replace(/\/$/, '')}/console/sessions`,
+    });
+    await deliver(contact.email, letter, job.id);
+    return 'sent';
+  }
+
+  const send = (job: LetterJob): Promise<LetterOutcome> => {
+    if (job.kind === 'theft') return sendTheftNotice(job);
+    if (job.kind === 'security') return sendSecurityNotice(job);
+    return sendNotification(job);
+  };
+
   return async (job: LetterJob): Promise<LetterOutcome> => {
     const holdEnds = Date.now() + deps.holdMs;
     const claim = await deps.store.run(commands.letterClaim(), [keys.sent(job.id), keys.hold(job.id)], [deps.holdMs, holder]);
@@ -167,9 +191,9 @@ export function letterSender(deps: SendLetterDeps) {
     if (claim === 'held') throw new Error('another worker is sending this letter');
     let sent = false;
     try {
-      const outcome = job.kind === 'theft' ? await sendTheftNotice(job) : await sendNotification(job);
+      const outcome = await send(job);
       sent = outcome === 'sent';
-      if (sent) deps.logger.info('letter sent', { notificationId: job.id, clientId: job.clientId });
+      if (sent) deps.logger.info('letter sent', { notificationId: job.id, ...(job.kind === 'security' ? { notice: job.notice } : { clientId: job.clientId }) });
       return outcome;
     } finally {
       await markDone(job.id, sent, holdEnds);

@@ -43,6 +43,8 @@ interface SessionRecord {
 }
 
 export interface SessionsDeps {
+  /** Tells the person their other sessions ended (a security notice; the plugin's). */
+  toldEnded?: (accountId: string, browser: string | undefined) => Promise<unknown>;
   store: Store;
   adapter: StoreAdapter;
   sites: ConnectedSites;
@@ -112,7 +114,7 @@ export function createSessions(deps: SessionsDeps) {
      * Each site the ended sessions signed in to gets back-channel logout.
      * Returns how many of the sessions the console listed ended.
      */
-    async endAll(accountId: string, keep?: string): Promise<number> {
+    async endAll(accountId: string, keep?: string, fromUserAgent?: string): Promise<number> {
       const listed = Object.keys(await deps.store.hgetall(keys.sessions(accountId))).filter((uid) => uid !== keep);
       const kept = keep ? await find(accountId, keep) : undefined;
       await deps.adapter.endAccountSessions(accountId, kept?.uid ?? '');
@@ -127,6 +129,10 @@ export function createSessions(deps: SessionsDeps) {
         await deps.access.backchannelLogout(accountId, clientId, sids);
       }));
       deps.logger.info(keep ? 'the person\'s other service sessions ended' : 'every service session of the person ended', { listed: listed.length });
+      if (fromUserAgent !== undefined) {
+        const { browser, os } = describeDevice(fromUserAgent);
+        await deps.toldEnded?.(accountId, [browser, os].filter(Boolean).join(', ') || undefined);
+      }
       return listed.length;
     },
 

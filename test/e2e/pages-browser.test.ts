@@ -173,7 +173,7 @@ describe('every page a person can reach, in Chromium at 390 px and on a desktop 
       await other.close();
     }
     await page.goto(`${h.issuer}/console`);
-    await page.getByRole('link', { name: t('en', 'console.devices.open') }).click();
+    await page.getByRole('link', { name: t('en', 'console.devices.open'), exact: true }).click();
     await page.getByRole('heading', { level: 1, name: t('en', 'console.sessions.title') }).waitFor();
     expect(await page.getByRole('heading', { level: 3 }).count()).to.equal(2);
     await check(page, 'sessions');

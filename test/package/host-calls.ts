@@ -114,6 +114,7 @@ export const until = async (what: string, check: () => boolean, timeoutMs = 20_0
   }
 };
 
+/** The ids of the site's letters to `to` (subject `Batch ...`: not the service's security notices, e.g. of a new browser). */
 export const notificationIds = (smtp: SmtpSink, to: string) => smtp.letters
-  .filter((l) => JSON.stringify(l.to).includes(to))
+  .filter((l) => JSON.stringify(l.to).includes(to) && l.subject?.startsWith('Batch '))
   .map((l) => String(l.headers.get('x-notification-id')));

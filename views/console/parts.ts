@@ -57,6 +57,8 @@ export interface ConsoleMessageView {
   clientId: string;
   /** `service`: the service's own notice (about the site `clientId`); `siteName` is then the service's. */
   from?: 'service';
+  /** Which of the service's notices (`theft`, `new_browser`, `passkey_added`, ...); only with `from: 'service'`. */
+  notice?: string;
   siteName: string;
   logoUri: string | null;
   category: Category | 'security';

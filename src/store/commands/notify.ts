@@ -107,7 +107,7 @@ function inboxAdd(kv: KV, order: string, entries: string, unread: string, id: st
   return true;
 }
 
-export const theftNotice = script('theft_notice', (kv, [limit, order, entries, unread], [windowMs, id, entry, now, keep, maxAge]) => {
+export const securityNotice = script('security_notice', (kv, [limit, order, entries, unread], [windowMs, id, entry, now, keep, maxAge]) => {
   if (kv.exists(limit!)) return 0;
   kv.set(limit!, id!, Number(windowMs));
   inboxAdd(kv, order!, entries!, unread!, id!, entry!, now!, keep!, maxAge!);

@@ -86,3 +86,17 @@ export const sessionSeen = script('session_seen', (kv, [sessions], [uid, now, us
   if (latest > 0) kv.pexpireat(sessions!, latest);
   return 1;
 });
+
+export const browserSeen = script('browser_seen', (kv, [browsers], [browser, now, keepMs, most]) => {
+  const at = Number(now);
+  const any = kv.zcard(browsers!);
+  const score = kv.zscore(browsers!, browser!);
+  kv.zadd(browsers!, at, browser!);
+  kv.zremrangebyscore(browsers!, -Infinity, at - Number(keepMs));
+  const entries = kv.zentries(browsers!);
+  const extra = entries.length - Number(most);
+  if (extra > 0) kv.zrem(browsers!, ...entries.slice(0, extra).map(([member]) => member));
+  kv.pexpire(browsers!, Number(keepMs));
+  if (any === 0) return 'first';
+  return score !== null && score > at - Number(keepMs) ? 'known' : 'new';
+});

@@ -4,9 +4,10 @@
 import { REPLAY_EVENT } from 'oidc-signout-notify';
 
 import { plugin, provider, redis } from './provider.js';
-import { mountInteractions } from './your-app.js';
+import { mountAccountEvents, mountInteractions } from './your-app.js';
 
 mountInteractions(provider, plugin.store);
+mountAccountEvents(provider, plugin);
 plugin.on(REPLAY_EVENT, (event) => console.log(`event ${REPLAY_EVENT} ${JSON.stringify(event)}`));
 
 const server = provider.listen(Number(process.env.PORT), '127.0.0.1', () => console.log(`listening ${process.version}`));

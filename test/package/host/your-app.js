@@ -2,7 +2,7 @@
 // accounts, clients, keys, cookie keys and a sign-in step of its own (not the
 // reference provider's). The consumer test writes this file beside the
 // README's snippets in a fresh app; settings come from the environment.
-import { createPrivateKey } from 'node:crypto';
+import { createHash, createPrivateKey, timingSafeEqual } from 'node:crypto';
 
 import {
   createCsrf, csrfField, describedBy, errorMessage, html, htmlErrors, negotiateLocale, PluginError, readForm, renderPage, sendPage, t,
@@ -110,5 +110,26 @@ export function mountInteractions(provider, store) {
       }
       throw new PluginError('invalid_request', `prompt ${details.prompt.name} is not handled by this host`);
     });
+  });
+}
+
+const digest = (value) => createHash('sha256').update(value).digest();
+
+/**
+ * The host's own account flows tell the person what changed in their
+ * account: here its admin tool's "a passkey was added" (POST
+ * /host/passkey-added, form { accountId, name, ref }, behind the host's admin
+ * key), through plugin.securityNotice.
+ */
+export function mountAccountEvents(provider, plugin) {
+  provider.use(async (ctx, next) => {
+    if (ctx.path !== '/host/passkey-added' || ctx.method !== 'POST') return next();
+    if (!timingSafeEqual(digest(ctx.get('x-host-admin')), digest(process.env.HOST_COOKIE_KEY))) {
+      ctx.status = 401;
+      return;
+    }
+    const form = await readForm(ctx);
+    const result = await plugin.securityNotice(form.accountId, 'passkey_added', { name: form.name, ref: form.ref });
+    ctx.body = { result };
   });
 }
