@@ -9,6 +9,7 @@
  *   web      src/http, src/provider, src/console, src/api
  *   root     src/plugin.ts, src/options.ts and the package's entry points
  * examples/ use the package's entry points only; nothing outside test/ imports test/.
+ * src/api/openapi/ generates the OpenAPI document with zod-openapi, a devDependency: the package never loads it.
  */
 const BASE = '^src/(store|text|i18n|mail)/|^src/(host|log|random-pool|write-throttle|console-client|provider-types)\\.ts$';
 const ADAPTERS = '^adapters/';
@@ -49,6 +50,13 @@ module.exports = {
       to: {},
     },
     only('examples-use-the-package', 'The reference provider and the demo site use what the package exports, as a host does.', '^examples/', `^examples/|${ENTRY_POINTS}`),
+    {
+      name: 'openapi-generator-at-build-time',
+      comment: 'src/api/openapi/ generates the OpenAPI document with zod-openapi, a devDependency (docs/choices.md): scripts/build.ts, the tests and the route run from the sources load it; nothing of the package imports it but for types. (A zod-openapi import elsewhere fails the consumer test: the host app has no devDependencies.)',
+      severity: 'error',
+      from: { path: '^(src|adapters|views)/', pathNot: '^src/api/openapi/' },
+      to: { path: '^src/api/openapi/', dependencyTypesNot: ['type-only', 'type-import'] },
+    },
     {
       name: 'test-stays-in-test',
       comment: 'Nothing outside test/ imports the tests or their helpers.',

@@ -1,7 +1,9 @@
 /**
  * `npm run build` (and `prepack`): compiles src/, adapters/ and views/ to
- * dist/ as JavaScript with declarations and declaration maps, and copies the
- * Lua scripts the store reads at run time beside the compiled store.
+ * dist/ as JavaScript with declarations and declaration maps, copies the
+ * Lua scripts the store reads at run time beside the compiled store, and
+ * writes the OpenAPI document (dist/openapi.json, generated from the routes'
+ * zod schemas by src/api/openapi/document.ts; the package serves and exports it).
  *
  * tsc rewrites the sources' `./x.ts` imports to `./x.js` in JavaScript but
  * keeps them in declarations; they are rewritten here too (same length, so
@@ -27,6 +29,10 @@ if (compiled.status !== 0) {
 
 cpSync(join(root, 'src/store/lua'), join(dist, 'src/store/lua'), { recursive: true });
 
+// Generated here, not at run time: zod-openapi is a devDependency (it needs a newer Node 22 than `engines`; docs/choices.md).
+const { openApiJson } = await import('../src/api/openapi/document.ts');
+writeFileSync(join(dist, 'openapi.json'), openApiJson());
+
 const RELATIVE_TS = /(["'])(\.{1,2}\/[^"'\n]*?)\.ts\1/g;
 let declarations = 0;
 for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
@@ -37,4 +43,4 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   if (rewritten !== text) writeFileSync(file, rewritten);
   declarations += 1;
 }
-console.log(`build: dist/ written (${declarations} declaration files)`);
+console.log(`build: dist/ written (${declarations} declaration files, openapi.json)`);

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 
 import { notifyRoutes } from './api/notify.ts';
+import { openApiRoutes } from './api/openapi.ts';
 import { unsubscribeRoutes } from './api/unsubscribe.ts';
 import { consoleData } from './console/data.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -39,7 +40,8 @@ export function ownPathMatcher(table: OwnRoute[]): (path: string) => boolean {
 
 /**
  * The plugin's own routes on a provider: the person's console, POST
- * /api/notify and the letters' unsubscribe links, in one router; its table
+ * /api/notify, its OpenAPI document and the letters' unsubscribe links, in
+ * one router; its table
  * (docs/routes.md lists it) and the path check derived from it.
  */
 export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]; middleware: Middleware } {
@@ -56,6 +58,7 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
       // Notify outcomes for the host's metrics, as the site got them.
       notified: (clientId: string, result: NotificationResult) => parts.emit(NOTIFIED_EVENT, { clientId, result }),
     }).routes(),
+    openApiRoutes(logger).routes(),
     unsubscribeRoutes({ provider, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
   );
   const table = routeTable(router);

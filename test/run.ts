@@ -1,6 +1,8 @@
 /**
  * `npm test`: finds a Redis (REDIS_URL, else 127.0.0.1:6379, else a throwaway
- * redis-server on a free port), then runs mocha with REDIS_URL set.
+ * redis-server on a free port), then runs mocha with REDIS_URL set over
+ * every `*.test.ts` under test/ (.mocharc.json): test/conformance/ (the
+ * OpenID Foundation's logout plans, over TLS) included, on the single node only.
  *
  * Then the Cluster pass: a 6-node Redis Cluster of its own (test/helpers/cluster.ts)
  * and mocha again over CLUSTER_SUITE with REDIS_CLUSTER set, so the shared

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 
 import type { Cluster, Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -42,6 +43,12 @@ export interface ReferenceSettings {
   /** Hostnames back-channel logout may reach on loopback or private addresses. */
   allowPrivateFetchHosts?: string[];
   /**
+   * oidc-provider's outgoing requests (back-channel logout, a site's
+   * jwks_uri): how they are sent. Omitted: Node's fetch. A way to trust a
+   * private CA for those requests alone.
+   */
+  fetch?: Configuration['fetch'];
+  /**
    * The proxies in front (TLS termination, load balancers): how many, or
    * their addresses. `X-Forwarded-*` are read through them only; the client's
    * IP is the entry the nearest untrusted hop wrote. `true` is 1.
@@ -66,7 +73,11 @@ export interface ReferenceProvider {
   accounts: Accounts;
   /** Health, readiness and metrics (docs/operations.md "Running in production". */
   operations: Operations;
-  listen(port: number, host?: string): Promise<Server>;
+  /**
+   * Listens on `port`: plain HTTP (behind a proxy that ends TLS), or HTTPS
+   * with `tls`'s PEM key and certificate (the issuer is then https).
+   */
+  listen(port: number, host?: string, tls?: { key: string; cert: string }): Promise<Server>;
   /**
    * Graceful stop: readiness turns 503, the listener takes no new connection,
    * requests in flight and the letters in hand are finished, then the plugin
@@ -153,6 +164,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     clients: settings.clients,
     jwks,
     cookies: { keys: cookieKeys },
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
     findAccount: async (_ctx, sub) => {
       const account = await accounts.get(sub);
       if (!account) return undefined;
@@ -221,10 +233,12 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
       await plugin.close();
       return finished;
     },
-    listen(port, host) {
+    listen(port, host, tls) {
       return new Promise((resolve, reject) => {
-        server = provider.listen(port, host, () => resolve(server!));
+        // An https.Server is an http.Server to everything shutdown and close use.
+        server = tls ? createTlsServer(tls, provider.callback()) as unknown as Server : createServer(provider.callback());
         server.once('error', reject);
+        server.listen(port, host, () => resolve(server!));
       });
     },
     async close() {

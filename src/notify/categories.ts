@@ -7,7 +7,8 @@ export const DELIVERIES = ['account_and_email', 'account', 'off'] as const;
 export type Delivery = typeof DELIVERIES[number];
 
 /** Why a notification was not delivered in full (the result's `skipped`). */
-export type SkipReason = 'muted' | 'category_off' | 'no_email';
+export const SKIP_REASONS = ['muted', 'category_off', 'no_email'] as const;
+export type SkipReason = typeof SKIP_REASONS[number];
 
 /** Defaults of the spec's category table, until the person changes them. */
 export const DEFAULT_DELIVERY: Readonly<Record<Category, Delivery>> = {

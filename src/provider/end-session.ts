@@ -23,8 +23,9 @@ const SHORT = 10 * 60_000;
  * Runs before oidc-provider's /session/end. An unregistered
  * post_logout_redirect_uri is an error there; the spec wants the sign-out to
  * happen anyway and end on the service's own page, which says the address was
- * not accepted. A POST is turned into the equivalent GET so the provider reads
- * the cleaned parameters.
+ * not accepted. So is an id_token_hint that does not verify: it is dropped
+ * and the person is asked, as without one. A POST is turned into the
+ * equivalent GET so the provider reads the cleaned parameters.
  */
 export function endSessionPreStep(provider: Provider, serviceName: string): Middleware {
   const isEndSession = routeMatcher(provider, ['end_session']);
@@ -38,13 +39,23 @@ export function endSessionPreStep(provider: Provider, serviceName: string): Midd
     }
     if (ctx.method !== 'GET') return next();
     const params = new URLSearchParams(ctx.querystring);
+    let cleaned = false;
+    const hint = params.getAll('id_token_hint');
+    // A repeated hint: the provider refuses the request itself.
+    if (hint.length > 1) return next();
+    if (hint.length === 1 && !(await hintVerifies(provider, hint[0]!))) {
+      // OpenID Connect RP-Initiated Logout 1.0 section 4: information that fails validation is not used.
+      params.delete('id_token_hint');
+      cleaned = true;
+    }
     const uri = params.get('post_logout_redirect_uri');
     if (uri !== null && !(await returnAllowed(provider, params, uri))) {
       // Its state goes with it unused: oidc-provider returns state only with a return address.
       params.delete('post_logout_redirect_uri');
-      ctx.querystring = params.toString();
       ctx.cookies.set(REJECTED_COOKIE, '1', { sameSite: 'lax', path, maxAge: SHORT });
+      cleaned = true;
     }
+    if (cleaned) ctx.querystring = params.toString();
     await next();
     noSessionPage(providerContext(ctx), serviceName);
     return undefined;
@@ -103,19 +114,33 @@ function readerLocale(ctx: KoaContextWithOIDC, preferred?: string) {
   return negotiateLocale({ preferred, uiLocales: ctx.oidc.params!.ui_locales as string | undefined, acceptLanguage: ctx.get('accept-language') });
 }
 
-async function returnAllowed(provider: Provider, params: URLSearchParams, uri: string): Promise<boolean> {
-  let clientId = params.get('client_id') ?? undefined;
-  const hint = params.get('id_token_hint');
-  if (hint) {
-    try {
-      const { aud } = decodeJwt(hint);
-      clientId = Array.isArray(aud) ? aud[0] : aud;
-    } catch {
-      return true; // the provider answers the malformed hint itself
-    }
+/**
+ * Whether an id_token_hint passes oidc-provider's own checks: a JWT for a
+ * known site (its `aud`), signed by this service with that site's ID token
+ * algorithm. A forged one, one re-headed `alg: none`, one for an unknown
+ * site or no JWT at all does not: the provider would answer an error page
+ * and leave the person signed in although they asked to sign out.
+ */
+async function hintVerifies(provider: Provider, hint: string): Promise<boolean> {
+  let aud: unknown;
+  try {
+    ({ aud } = decodeJwt(hint));
+  } catch {
+    return false;
   }
+  if (typeof aud !== 'string') return false;
+  const client = await provider.Client.find(aud).catch(() => undefined);
+  if (!client) return false;
+  return provider.IdToken.validate(hint, client).then(() => true, () => false);
+}
+
+/** Called with a hint that verifies (hintVerifies), or none. */
+async function returnAllowed(provider: Provider, params: URLSearchParams, uri: string): Promise<boolean> {
+  const hint = params.get('id_token_hint');
+  const clientId = hint ? decodeJwt(hint).aud as string : params.get('client_id');
   if (!clientId) return false; // nobody to check it against: never redirect there
   const client = await provider.Client.find(clientId).catch(() => undefined);
+  // An unknown client_id: the provider refuses the request itself.
   return !client || client.postLogoutRedirectUriAllowed(uri);
 }
 

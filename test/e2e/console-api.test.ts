@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 
 import { Agent } from '../helpers/agent.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const shop = siteClient('c-shop', { client_name: 'Shop', client_uri: 'https://shop.example', logo_uri: 'https://shop.example/logo.png' });
@@ -34,7 +35,7 @@ describe('console JSON API', () => {
   }
 
   async function notify(client: typeof shop, sub: string, extra: Json = {}) {
-    const res = await fetch(`${h.issuer}/api/notify`, {
+    const res = await documentedFetch(`${h.issuer}/api/notify`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
       body: JSON.stringify({ sub, category: 'product', title: 'T', body: 'B', ...extra }),

@@ -11,6 +11,7 @@ import type { BrowserContext } from 'playwright-core';
 
 import { mark, saveScreenshot, step, type Chromium } from '../helpers/browser.ts';
 import { demoConsoleSteps, startDemoConsole } from '../helpers/demo-console.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import type { Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 
@@ -37,7 +38,7 @@ describe('the console in a real browser (Chromium)', function () {
       const sub = await signInAtDemo(page, email);
 
       const notify = async (n: number) => {
-        const res = await fetch(`${h.issuer}/api/notify`, {
+        const res = await documentedFetch(`${h.issuer}/api/notify`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 
 import { Agent } from '../helpers/agent.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { adapterKeys } from '../../src/index.ts';
 
@@ -50,7 +51,7 @@ describe('the defaults a host gets (record lifetimes, tombstones, inbox, rate wi
   it('keeps the inbox 180 days after the last message, counts a person 1 h and a site 60 s, and keeps an Idempotency-Key\'s answer 24 h', async () => {
     const { tokens } = await signIn(h, await discover(h, site), new Agent(), 'inbox-ttl@example.com');
     const accountId = (await h.reference.accounts.findByEmail('inbox-ttl@example.com'))!.accountId;
-    const res = await fetch(`${h.issuer}/api/notify`, {
+    const res = await documentedFetch(`${h.issuer}/api/notify`, {
       method: 'POST',
       headers: {
         authorization: `Basic ${Buffer.from(`${site.client_id}:${site.client_secret}`).toString('base64')}`,

@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 
 import { expect } from 'chai';
 
+import { expectDocumented, rawAnswer } from '../helpers/openapi.ts';
 import { siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('early-site');
@@ -56,6 +57,7 @@ describe('early answers wait for the body', () => {
       expect(result.beforeBody).to.equal('');
       expect(result.error).to.equal(undefined);
       expect(result.response).to.match(expected);
+      if (head.startsWith('POST /api/notify ')) expectDocumented('POST', '/api/notify', rawAnswer(result.response));
     });
   }
 });

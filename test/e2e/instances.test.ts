@@ -6,6 +6,7 @@ import * as oidc from 'openid-client';
 import { Agent, formFor, forms } from '../helpers/agent.ts';
 import { asHarness, sharedJwks, startInstance, type Instance } from '../helpers/instance.ts';
 import { freePort } from '../helpers/net.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, oauthError, RP, signIn, siteClient } from '../helpers/reference.ts';
 import { dropPrefix, REDIS_CLUSTER, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
@@ -107,7 +108,7 @@ describe(`two reference-provider processes behind a round-robin proxy, on ${REDI
     const h = asHarness(proxy.url, smtp);
     const { tokens } = await signIn(h, await discover(h, site), new Agent(), 'multi3@example.com');
     const from = proxy.served.length;
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => fetch(`${proxy.url}/api/notify`, {
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => documentedFetch(`${proxy.url}/api/notify`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${site.client_id}:${site.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
       body: JSON.stringify({ sub: tokens.claims()!.sub, category: 'transactional', title: `Letter ${i}`, body: 'Body.' }),

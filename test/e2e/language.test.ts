@@ -9,13 +9,14 @@ import type { ParsedMail } from 'mailparser';
 
 import { t } from '../../src/i18n/index.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('lang-site', { client_name: 'Buchladen', client_uri: 'https://buch.example' });
 const SERVICE = 'Sign-in service';
 
 async function notify(h: Harness, sub: string, title: string): Promise<number> {
-  const res = await fetch(`${h.issuer}/api/notify`, {
+  const res = await documentedFetch(`${h.issuer}/api/notify`, {
     method: 'POST',
     headers: {
       authorization: `Basic ${Buffer.from(`${site.client_id}:${site.client_secret}`).toString('base64')}`,

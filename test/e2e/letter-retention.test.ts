@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 
 import { Agent } from '../helpers/agent.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('ret-site', { client_uri: 'https://shop.example' });
@@ -28,7 +29,7 @@ describe('letter queue retention: no finished job outlives its age', () => {
   after(() => h.close());
 
   async function notify(sub: string, title: string): Promise<string> {
-    const res = await fetch(`${h.issuer}/api/notify`, {
+    const res = await documentedFetch(`${h.issuer}/api/notify`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${site.client_id}:${site.client_secret}`).toString('base64')}`, 'content-type': 'application/json', 'idempotency-key': title.replace(' ', '-') },
       body: JSON.stringify({ sub, category: 'transactional', title, body: 'Body.' }),

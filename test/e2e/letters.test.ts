@@ -5,13 +5,14 @@ import { expect } from 'chai';
 import type { ParsedMail } from 'mailparser';
 
 import { Agent } from '../helpers/agent.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, lettersSettled, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 const site = siteClient('l-site', { client_name: 'Shop', client_uri: 'https://shop.example' });
 
 async function post(h: Harness, sub: string, title: string): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${h.issuer}/api/notify`, {
+  const res = await documentedFetch(`${h.issuer}/api/notify`, {
     method: 'POST',
     headers: {
       authorization: `Basic ${Buffer.from(`${site.client_id}:${site.client_secret}`).toString('base64')}`,

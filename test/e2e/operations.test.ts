@@ -8,6 +8,7 @@ import { READY_MAX_AGE_MS } from '../../examples/reference/operations.ts';
 import { redisReconnect } from '../../src/index.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { asHarness, startInstance, type Instance } from '../helpers/instance.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, oauthError, signIn, siteClient } from '../helpers/reference.ts';
 import { dropPrefix, uniquePrefix } from '../helpers/redis.ts';
 import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
@@ -91,7 +92,7 @@ describe('operators’ surface of the reference provider (node examples/start.ts
     expect((await oidc.refreshTokenGrant(config, tokens.refresh_token!)).refresh_token).to.equal(second.refresh_token);
     await oidc.refreshTokenGrant(config, second.refresh_token!);
     expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('invalid_grant');
-    const notify = (category: string) => fetch(`${instance.url}/api/notify`, {
+    const notify = (category: string) => documentedFetch(`${instance.url}/api/notify`, {
       method: 'POST', headers: { authorization: BASIC, 'content-type': 'application/json' },
       body: JSON.stringify({ sub: tokens.claims()!.sub, category, title: 'Shipped', body: 'Today.' }),
     });
@@ -193,7 +194,7 @@ describe('operators’ surface of the reference provider (node examples/start.ts
     // Every letter now takes 1.5 s at the mail server.
     smtpOptions.delayMs = 1500;
     const before = smtp.letters.length;
-    const queued = await fetch(`${instance.url}/api/notify`, {
+    const queued = await documentedFetch(`${instance.url}/api/notify`, {
       method: 'POST', headers: { authorization: BASIC, 'content-type': 'application/json' },
       body: JSON.stringify({ sub: tokens.claims()!.sub, category: 'transactional', title: 'In hand', body: 'Being sent.' }),
     });

@@ -9,6 +9,7 @@ import * as oidc from 'openid-client';
 import { Agent } from '../helpers/agent.ts';
 import type { BackchannelReceiver } from '../helpers/backchannel.ts';
 import { lossOfAccessCalls, startLossOfAccess, type Line } from '../helpers/loss-of-access.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { oauthError, signIn, type Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 
@@ -29,7 +30,7 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
     it('answers the organization site\'s /api/notify for a removed member 403 not_connected, and writes nothing to their inbox', async () => {
       const { tokens } = await signIn(h, org, new Agent(), 'ida@acme.example');
       const idaId = await accountId('ida@acme.example');
-      const notifyOrg = (title = 'Hello') => fetch(`${h.issuer}/api/notify`, {
+      const notifyOrg = (title = 'Hello') => documentedFetch(`${h.issuer}/api/notify`, {
         method: 'POST',
         headers: { authorization: `Basic ${Buffer.from(`${orgSite.client_id}:${orgSite.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
         body: JSON.stringify({ sub: tokens.claims()!.sub, category: 'product', title, body: 'A message.' }),

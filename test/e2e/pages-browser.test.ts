@@ -12,6 +12,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import { t } from '../../src/i18n/index.ts';
 import { PHONE } from '../helpers/axe.ts';
 import { mark, problems, saveScreenshot, step, type Chromium, type SiteServer } from '../helpers/browser.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { ADMIN, MEMBER, pageWalkSteps, SITE_NAME, startPageWalk, UPSTREAM } from '../helpers/page-walk.ts';
 import type { Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
@@ -100,7 +101,7 @@ describe('every page a person can reach, in Chromium at 390 px and on a desktop 
     await signIn(page, ADMIN, authorizationUrl(intranet));
     const sub = (await h.reference.accounts.findByEmail(ADMIN))!.accountId;
     for (const title of ['Your order 1042 has shipped', 'Your invoice is ready']) {
-      const res = await fetch(`${h.issuer}/api/notify`, {
+      const res = await documentedFetch(`${h.issuer}/api/notify`, {
         method: 'POST',
         headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
         body: JSON.stringify({ sub, category: 'transactional', title, body: 'Thank you for shopping with us. Tracking: NW-1042-XYZ.', url: 'https://northwind-shop-outfitters-international.example/orders/1042' }),

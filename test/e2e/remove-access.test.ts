@@ -9,6 +9,7 @@ import * as oidc from 'openid-client';
 import { Agent, formFor } from '../helpers/agent.ts';
 import type { BackchannelReceiver } from '../helpers/backchannel.ts';
 import { lossOfAccessCalls, startLossOfAccess } from '../helpers/loss-of-access.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { oauthError, RP, signIn, siteClient, type Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 
@@ -25,7 +26,7 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
 
   describe('Remove access', () => {
     /** POST /api/notify as the site. */
-    const notify = (client: ReturnType<typeof siteClient>, sub: string) => fetch(`${h.issuer}/api/notify`, {
+    const notify = (client: ReturnType<typeof siteClient>, sub: string) => documentedFetch(`${h.issuer}/api/notify`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
       body: JSON.stringify({ sub, category: 'transactional', title: 'Hello', body: 'A message.' }),

@@ -100,17 +100,19 @@ describe('sign-out of the service (/session/end)', () => {
       expectMarker(cookieLine(page, 'osn.return_rejected'), 'osn.return_rejected=1');
     });
 
-    it('with a hint that is no JWT: oidc-provider answers the hint itself, and no refusal is marked', async () => {
+    it('with a hint that is no JWT: the hint is not used, so the person is asked and even a registered address refused', async () => {
       const agent = new Agent();
       await signIn(h, a, agent, 'end11@example.com');
-      const page = await endSession(agent, { id_token_hint: 'not-a-jwt', post_logout_redirect_uri: 'https://evil.example/' });
-      expect(page.status).to.equal(400);
-      expect(page.body).to.include(`<title>${t('en', 'error.title')}`);
-      expect(cookieLine(page, 'osn.return_rejected')).to.equal(undefined);
+      const page = await endSession(agent, { id_token_hint: 'not-a-jwt', post_logout_redirect_uri: back, state: 's' });
+      expect(page.status).to.equal(200);
+      expect(page.body).to.include(t('en', 'logout.stay'));
+      expectMarker(cookieLine(page, 'osn.return_rejected'), 'osn.return_rejected=1');
+      const res = await agent.submit(page, formFor(page.body, '/session/end/confirm'), { logout: 'yes' });
+      expect(res.location).to.equal(`${h.issuer}/session/end/success`);
     });
 
-    it('with a hint that is no JWT and nobody signed in: the provider\'s error stays, not replaced by the sign-out page', async () => {
-      const page = await endSession(new Agent(), { id_token_hint: 'not-a-jwt' });
+    it('with a client_id the provider does not know and nobody signed in: the provider\'s error stays, not replaced by the sign-out page', async () => {
+      const page = await endSession(new Agent(), { client_id: 'no-such-site' });
       expect(page.status).to.equal(400);
       expect(page.body).to.include(`<title>${t('en', 'error.title')}`);
       expect(page.body).to.not.include(t('en', 'logout.auto'));

@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 
+import { openApiJson } from '../../src/api/openapi/document.ts';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { freePort } from '../helpers/net.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { root, start, stopAll, waitForOutput, type Run } from '../helpers/start-process.ts';
 
 const demo = (JSON.parse(readFileSync(join(root, 'examples/config.json'), 'utf8')) as { clients: { client_id: string; client_secret: string; redirect_uris: string[] }[] }).clients[0]!;
@@ -55,6 +57,12 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
     expect(run.stdout()).to.include('Back-channel logout may reach these hosts on private addresses: localhost.');
     // An http issuer: nothing to say about Secure cookies.
     expect(run.output()).to.not.include('COOKIES WITHOUT Secure');
+  });
+
+  it('serves the OpenAPI document from the sources, with no build: the bytes they generate', async () => {
+    const res = await fetch(`${base}/api/openapi.json`);
+    expect([res.status, res.headers.get('content-type')]).to.deep.equal([200, 'application/json; charset=utf-8']);
+    expect(await res.text()).to.equal(openApiJson());
   });
 
   it('prints letters to its output (development outbox), with a code that signs in', async () => {
@@ -106,7 +114,7 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
     expect(token.status).to.equal(200);
     const { sub } = JSON.parse(Buffer.from(((await token.json()) as { id_token: string }).id_token.split('.')[1]!, 'base64url').toString()) as { sub: string };
     const before = run.output().length;
-    const notified = await fetch(`${base}/api/notify`, {
+    const notified = await documentedFetch(`${base}/api/notify`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/json' },
       body: JSON.stringify({ sub, category: 'transactional', title: 'Welcome', body: 'Thanks for signing up.' }),

@@ -1,3 +1,5 @@
+import type { Dispatcher } from './tls.ts';
+
 /**
  * A minimal browser for tests: a cookie jar, manual redirects and HTML forms.
  * It talks HTTP to the real servers, as a person's browser would without JavaScript.
@@ -21,6 +23,13 @@ export class Agent {
   acceptLanguage = 'en';
   /** Sent with every request (e.g. the X-Forwarded-For a proxy in front would add). */
   headers: Record<string, string> = {};
+
+  /** The connection pool requests go through (one that trusts a test's throwaway certificate). */
+  readonly dispatcher?: Dispatcher;
+
+  constructor(dispatcher?: Dispatcher) {
+    this.dispatcher = dispatcher;
+  }
 
   #cookieHeader(url: URL): string {
     const jar = this.cookies.get(url.host);
@@ -55,6 +64,7 @@ export class Agent {
         ...headers,
       },
       body: body ? new URLSearchParams(body).toString() : undefined,
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
     };
     const res = await fetch(url, init);
     this.#store(url, res.headers);

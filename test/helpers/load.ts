@@ -10,6 +10,7 @@ import type { ClientMetadata } from 'oidc-provider';
 
 import { LETTER_EVENT, type LetterEvent } from '../../src/index.ts';
 import { Agent } from './agent.ts';
+import { answerProblems } from './openapi.ts';
 import { discover, signIn, startHarness, type Harness } from './reference.ts';
 import type { SmtpSinkOptions } from './smtp.ts';
 
@@ -23,6 +24,8 @@ export interface Answer {
   json: Record<string, unknown> | undefined;
   /** set when no answer came (network error, or none within 10 s) */
   failed?: string;
+  /** For /api/notify: where the answer is not as the OpenAPI document says (test/helpers/openapi.ts). */
+  undocumented?: string[];
 }
 
 export interface Chain { agent: Agent; sub: string; refresh: string; access: string; refreshes: number }
@@ -67,7 +70,10 @@ export async function startLoad(h: Harness, site: ClientMetadata, emails: string
     try {
       const res = await fetch(`${h.issuer}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': type }, body, signal: AbortSignal.timeout(10_000) });
       const text = await res.text();
-      return { what, at: t0 - started, ms: Date.now() - t0, status: res.status, retryAfter: res.headers.get('retry-after'), json: text ? JSON.parse(text) as Record<string, unknown> : undefined };
+      const answer: Answer = { what, at: t0 - started, ms: Date.now() - t0, status: res.status, retryAfter: res.headers.get('retry-after'), json: text ? JSON.parse(text) as Record<string, unknown> : undefined };
+      // Recorded, not thrown: the load goes on, and unexpected() reports it.
+      const undocumented = what === 'notify' ? answerProblems('POST', path, { status: res.status, headers: res.headers, body: text }) : [];
+      return undocumented.length > 0 ? { ...answer, undocumented } : answer;
     } catch (err) {
       return { what, at: t0 - started, ms: Date.now() - t0, status: 0, retryAfter: null, json: undefined, failed: (err as Error).message };
     }
@@ -112,10 +118,10 @@ export async function startLoad(h: Harness, site: ClientMetadata, emails: string
   };
 }
 
-/** Answers other than 200, 202 and 503, and requests that got no answer, as readable lines (distinct). */
+/** Answers other than 200, 202 and 503, not as the OpenAPI document says, and requests that got no answer, as readable lines (distinct). */
 export function unexpected(answers: Answer[]): string[] {
-  return [...new Set(answers.filter((a) => a.failed || ![200, 202, 503].includes(a.status))
-    .map((a) => `${a.what} ${a.status} ${a.failed ?? JSON.stringify(a.json)}`))];
+  return [...new Set(answers.filter((a) => a.failed || a.undocumented || ![200, 202, 503].includes(a.status))
+    .map((a) => `${a.what} ${a.status} ${a.failed ?? a.undocumented?.join('; ') ?? JSON.stringify(a.json)}`))];
 }
 
 /** Plugin options for load: no rate limit in the way. */

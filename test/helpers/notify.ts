@@ -7,6 +7,7 @@
 import type { ParsedMail } from 'mailparser';
 
 import { Agent } from './agent.ts';
+import { expectDocumented } from './openapi.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from './reference.ts';
 
 export const site = siteClient('n-site', { client_name: 'Shop', client_uri: 'https://shop.example' });
@@ -53,8 +54,10 @@ export function notifyCalls(harness: () => Harness) {
     const headers: Record<string, string> = { 'content-type': opts.type ?? 'application/json', ...opts.headers };
     const auth = opts.auth === undefined ? basic(client.client_id, client.client_secret!) : opts.auth;
     if (auth !== null) headers.authorization = auth;
-    const res = await fetch(`${harness().issuer}/api/notify`, { method: 'POST', headers, body: opts.raw ?? JSON.stringify(body) });
+    const url = `${harness().issuer}/api/notify`;
+    const res = await fetch(url, { method: 'POST', headers, body: opts.raw ?? JSON.stringify(body) });
     const text = await res.text();
+    expectDocumented('POST', url, { status: res.status, headers: res.headers, body: text });
     return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) as Record<string, unknown> : undefined };
   }
 

@@ -5,8 +5,10 @@ import * as oidc from 'openid-client';
 import { createReferenceProvider, type ReferenceProvider, type ReferenceSettings } from '../../examples/reference/provider.ts';
 import { Agent, formFor, type Response } from './agent.ts';
 import { freePort } from './net.ts';
+import { documentedFetch } from './openapi.ts';
 import { dropPrefix, testRedis, uniquePrefix } from './redis.ts';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from './smtp.ts';
+import { throwawayTls, type ThrowawayTls } from './tls.ts';
 
 export const RP = 'http://127.0.0.1:9';
 
@@ -35,6 +37,8 @@ export interface Harness {
   /** The test's own Redis client (undefined for the embedded store). */
   redis?: Redis | Cluster;
   prefix: string;
+  /** With `tls: true`: the throwaway certificate the provider serves, and the pool that trusts it. */
+  tls?: ThrowawayTls;
   close(): Promise<void>;
 }
 
@@ -43,15 +47,20 @@ export interface Harness {
  * embedded, or the given `client`: the Cluster pass) and a real SMTP sink.
  * Its issuer is http://127.0.0.1:<port>, or http://localhost:<port> with
  * `host: 'localhost'`: passkeys need a domain (browsers refuse an IP address
- * as WebAuthn RP ID); it listens on 127.0.0.1 either way.
+ * as WebAuthn RP ID); it listens on 127.0.0.1 either way. With `tls: true` it
+ * serves HTTPS (issuer https://...) with a certificate made for this run
+ * (or the one given: a test's site may serve it too), which only the
+ * harness' `tls.dispatcher` trusts: give it to the test's requests
+ * (`discover` does, and `new Agent(h.tls.dispatcher)`). Closed with the harness.
  */
-export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean; smtp?: SmtpSinkOptions; client?: Redis | Cluster; port?: number; host?: 'localhost' | '127.0.0.1' } & Partial<ReferenceSettings>): Promise<Harness> {
-  const { embedded, smtp: smtpOptions, client, port: chosen, host, ...settings } = opts;
+export async function startHarness(name: string, opts: { clients: ClientMetadata[]; embedded?: boolean; smtp?: SmtpSinkOptions; client?: Redis | Cluster; port?: number; host?: 'localhost' | '127.0.0.1'; tls?: boolean | ThrowawayTls } & Partial<ReferenceSettings>): Promise<Harness> {
+  const { embedded, smtp: smtpOptions, client, port: chosen, host, tls: withTls, ...settings } = opts;
   const smtp = await startSmtpSink(smtpOptions);
   const prefix = uniquePrefix(name);
   const redis = embedded ? undefined : (client ?? testRedis());
   const port = chosen ?? await freePort();
-  const issuer = `http://${host ?? '127.0.0.1'}:${port}`;
+  const tls = withTls === true ? await throwawayTls() : withTls || undefined;
+  const issuer = `${tls ? 'https' : 'http'}://${host ?? '127.0.0.1'}:${port}`;
   const reference = await createReferenceProvider({
     logger: silent,
     ...settings,
@@ -61,12 +70,13 @@ export async function startHarness(name: string, opts: { clients: ClientMetadata
     smtpUrl: smtp.url,
     cookieKeys: ['test-cookie-key-0123456789'],
   });
-  await reference.listen(port, '127.0.0.1');
+  await reference.listen(port, '127.0.0.1', tls);
   return {
-    issuer, reference, smtp, redis, prefix,
+    issuer, reference, smtp, redis, prefix, tls,
     async close() {
       await reference.close();
       await smtp.close();
+      await tls?.close();
       if (redis) {
         await dropPrefix(redis, prefix);
         await redis.quit();
@@ -82,7 +92,7 @@ export function discover(h: Harness, client: ClientMetadata): Promise<oidc.Confi
     client.client_id,
     { client_secret: client.client_secret },
     oidc.ClientSecretBasic(client.client_secret!),
-    { execute: [oidc.allowInsecureRequests] },
+    h.tls ? { [oidc.customFetch]: h.tls.fetch } : { execute: [oidc.allowInsecureRequests] },
   );
 }
 
@@ -98,9 +108,9 @@ export interface SignIn {
  * authorization endpoint, the person types their address, reads the code in
  * the letter, types it, allows the site; the site redeems the code (PKCE).
  */
-export async function signIn(h: Harness, config: oidc.Configuration, agent: Agent, email: string, opts: { scope?: string; prompt?: string; redirectUri?: string } = {}): Promise<SignIn> {
+export async function signIn(h: Harness, config: oidc.Configuration, agent: Agent, email: string, opts: { scope?: string; prompt?: string; redirectUri?: string; state?: string; nonce?: string } = {}): Promise<SignIn> {
   const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
+  const state = opts.state ?? oidc.randomState();
   const redirectUri = opts.redirectUri ?? (config.clientMetadata().redirect_uris as string[] | undefined)?.[0] ?? `${RP}/${config.clientMetadata().client_id}/callback`;
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
@@ -109,11 +119,12 @@ export async function signIn(h: Harness, config: oidc.Configuration, agent: Agen
     code_challenge_method: 'S256',
     state,
     ...(opts.prompt ? { prompt: opts.prompt } : {}),
+    ...(opts.nonce ? { nonce: opts.nonce } : {}),
   });
   const isCallback = (u: string) => u.startsWith(redirectUri);
   const { res, pages, code } = await throughSignInPages(h, agent, await agent.get(url.href), isCallback, email);
   if (!res.location || !isCallback(res.location)) throw new Error(`sign-in did not reach the callback: ${res.status} ${res.url}`);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location), { pkceCodeVerifier: verifier, expectedState: state });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: opts.nonce });
   return { tokens, pages, code };
 }
 
@@ -144,9 +155,9 @@ export async function throughSignInPages(h: Harness, agent: Agent, start: Respon
   return { res, pages, code };
 }
 
-/** A site's POST /api/notify (HTTP Basic, JSON): the status and the answer. */
+/** A site's POST /api/notify (HTTP Basic, JSON): the status and the answer (as the OpenAPI document says). */
 export async function notifyAs(h: Harness, client: ClientMetadata, message: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${h.issuer}/api/notify`, {
+  const res = await documentedFetch(`${h.issuer}/api/notify`, {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/json' },
     body: JSON.stringify(message),

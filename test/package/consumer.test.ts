@@ -7,9 +7,14 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
+
+import { openApiJson } from '../../src/api/openapi/document.ts';
+import type { OpenApiDocument } from '../helpers/openapi.ts';
 
 import { createHostApp, NODE_22_FLOOR, NODE_24, ROOT, run } from './app.ts';
 import { anyInExports } from './no-any.ts';
@@ -28,6 +33,9 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
     const started = Date.now();
     installed.app = await createHostApp();
     console.log(`      (packed and installed in ${((Date.now() - started) / 1000).toFixed(1)} s: ${installed.app.pack.entryCount} files)`);
+    // As a host finds it: through the package's exports, where npm installed it.
+    installed.openApiText = readFileSync(createRequire(join(installed.app.dir, 'package.json')).resolve('oidc-signout-notify/openapi.json'), 'utf8');
+    installed.openapi = JSON.parse(installed.openApiText) as OpenApiDocument;
     installed.db = await emptyDatabase();
     installed.signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   });
@@ -43,6 +51,12 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
 
   it('holds only the build, the sources its declaration maps name, README, LICENSE, CHANGELOG and package.json, and every file it loads at run time', () => {
     expect(checkTarball(installed.app.pack, join(installed.app.dir, 'node_modules/oidc-signout-notify'))).to.deep.equal([]);
+  });
+
+  it('ships the OpenAPI document as oidc-signout-notify/openapi.json: valid OpenAPI 3.1, the bytes the sources generate (the build adds nothing of its time or machine)', async () => {
+    const result = await new Validator().validate(installed.openapi as unknown as Record<string, unknown>);
+    expect([result.valid, result.errors ?? []]).to.deep.equal([true, []]);
+    expect(installed.openApiText).to.equal(openApiJson());
   });
 
   it('installs one copy of oidc-provider and of ioredis in the host app (peer dependencies)', async () => {

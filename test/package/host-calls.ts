@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { Agent, formFor } from '../helpers/agent.ts';
+import { documentedFetch, type OpenApiDocument } from '../helpers/openapi.ts';
 import { REDIS_URL } from '../helpers/redis.ts';
 import { type SmtpSink } from '../helpers/smtp.ts';
 
@@ -64,12 +65,13 @@ export async function postForm(issuer: string, path: string, form: Record<string
   return { status: res.status, text, json: text ? JSON.parse(text) as Record<string, unknown> : undefined };
 }
 
-export async function notify(issuer: string, body: Record<string, string>) {
-  const res = await fetch(`${issuer}/api/notify`, {
+/** POST /api/notify, its answer checked against `document` (the one the tarball ships). */
+export async function notify(issuer: string, body: Record<string, string>, document: OpenApiDocument) {
+  const res = await documentedFetch(`${issuer}/api/notify`, {
     method: 'POST',
     headers: { authorization: basic, 'content-type': 'application/json' },
     body: JSON.stringify(body),
-  });
+  }, document);
   return { status: res.status, json: await res.json() as Record<string, unknown> };
 }
 

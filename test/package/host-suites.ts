@@ -10,12 +10,17 @@ import * as oidc from 'openid-client';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { freePort } from '../helpers/net.ts';
 import { oauthError } from '../helpers/reference.ts';
+import type { OpenApiDocument } from '../helpers/openapi.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { startHostProcess, type HostApp, type HostProcess } from './app.ts';
 import { SITE, hostEnv, postForm, notify, discover, isCallback, startSignIn, signIn, until, notificationIds } from './host-calls.ts';
 
 /** What the suites share, filled by the consumer test's before hook. */
-export interface Installed { app: HostApp; db: { url: string; client: Redis }; signingKey: string; processes: HostProcess[] }
+export interface Installed {
+  app: HostApp; db: { url: string; client: Redis }; signingKey: string; processes: HostProcess[];
+  /** The OpenAPI document the tarball ships (oidc-signout-notify/openapi.json), as text and parsed. */
+  openApiText: string; openapi: OpenApiDocument;
+}
 
 export function javaScriptHostSuites(installed: Installed, runtimes: { name: string; version: string; node: () => string }[]): void {
   for (const runtime of runtimes) {
@@ -137,7 +142,7 @@ export function javaScriptHostSuites(installed: Installed, runtimes: { name: str
         const title = `Order shipped on Node ${runtime.version}`;
         const res = await notify(issuer, {
           sub: tokens.claims()!.sub, category: 'transactional', title, body: 'It arrives on Tuesday.', url: 'https://site.example/orders/1',
-        });
+        }, installed.openapi);
         expect(res).to.deep.equal({ status: 202, json: { inApp: true, email: true, skipped: null } });
         const letter = await smtp.waitFor((l) => l.subject === title, 20_000);
         expect(JSON.stringify(letter.to)).to.include('alice@example.com');
@@ -147,6 +152,14 @@ export function javaScriptHostSuites(installed: Installed, runtimes: { name: str
         const page = await fetch(unsubscribe);
         expect(page.status).to.equal(200);
         expect(await page.text()).to.include('Host Site');
+      });
+
+      it('serves the OpenAPI document it ships at /api/openapi.json (built: no generator at run time), and answers /api/notify as it says, a refusal too', async () => {
+        const res = await fetch(`${issuer}/api/openapi.json`);
+        expect([res.status, res.headers.get('content-type')]).to.deep.equal([200, 'application/json; charset=utf-8']);
+        expect(await res.text()).to.equal(installed.openApiText);
+        const refused = await notify(issuer, { sub: 'nobody', category: 'transactional', title: 'Hello', body: 'Hi.' }, installed.openapi);
+        expect(refused).to.deep.equal({ status: 403, json: { error: 'not_connected', error_description: 'this person has not signed in to this site, or has revoked its access' } });
       });
 
       it('tells the person of a passkey the host added (plugin.securityNotice): an inbox entry and a letter in their language, no unsubscribe; the same passkey again the same day is held back', async () => {
@@ -217,7 +230,7 @@ export function letterWorkerSuite(installed: Installed): void {
       const tokens = await signIn(config, new Agent(), 'bruno');
       const sub = tokens.claims()!.sub;
       for (let i = 1; i <= 12; i += 1) {
-        const res = await notify(issuer, { sub, category: 'transactional', title: `Batch ${i}`, body: `Letter ${i} of 12.` });
+        const res = await notify(issuer, { sub, category: 'transactional', title: `Batch ${i}`, body: `Letter ${i} of 12.` }, installed.openapi);
         expect(res.status).to.equal(202);
       }
       // Nothing is sent by the service itself.

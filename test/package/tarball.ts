@@ -1,8 +1,8 @@
 /**
  * What the tarball may hold and must hold. Allowed: package.json, README.md,
  * LICENSE, CHANGELOG.md, the build (dist/: JavaScript, declarations,
- * declaration maps, Lua) and the TypeScript sources the declaration maps
- * point at. Required: every file the build loads at run time.
+ * declaration maps, Lua, the OpenAPI document) and the TypeScript sources
+ * the declaration maps point at. Required: every file the build loads at run time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
@@ -16,6 +16,7 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^dist\/(src|adapters|views)\/[\w/.-]+\.(js|d\.ts|d\.ts\.map)$/,
   /^dist\/src\/store\/lua\/[\w/-]+\.lua$/,
+  /^dist\/openapi\.json$/,
   /^(src|adapters|views)\/[\w/.-]+\.ts$/,
 ];
 

@@ -3,7 +3,7 @@ import { html } from '../../src/text/html.ts';
 import { neutralizeLinks } from '../../src/text/neutralize-links.ts';
 import { formatDateTime } from '../console.ts';
 import type { Letter } from './shell.ts';
-import { automatedLetterHeaders, LETTER_FONT, letterDocument } from './shell.ts';
+import { oneLine, serviceNoticeLetter } from './service-notice.ts';
 
 /** The notices these words are for (src/notify/security-notices.ts SECURITY_NOTICE_KINDS). */
 type Kind = 'new_browser' | 'passkey_added' | 'passkey_removed' | 'account_linked' | 'account_unlinked' | 'sessions_ended';
@@ -19,7 +19,6 @@ export interface SecurityNoticeInput {
 }
 
 // A detail in our sentence: one line, no bidi overrides, no address that becomes a link.
-const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu, ' ').replace(/\s+/gu, ' ').trim();
 const shown = (s: string | undefined, fallback: string) => (s && oneLine(s) ? neutralizeLinks(oneLine(s), 'title') : fallback);
 
 const KINDS: readonly Kind[] = ['new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended'];
@@ -54,28 +53,13 @@ export function securityNoticeText(input: SecurityNoticeInput) {
  * offered (it concerns the account).
  */
 export function securityLetter(input: SecurityNoticeInput & { sessionsUrl: string }): Letter {
-  const { locale, serviceName } = input;
   const lines = securityNoticeText(input);
-  const text = [
-    lines.title, '',
-    lines.what, '',
-    lines.ifYou, '',
-    lines.notYou,
-    `${lines.link}:`, input.sessionsUrl, '',
-    lines.why, '',
-    `— ${serviceName}`,
-  ].join('\n');
-  const small = `margin:0;font-family:${LETTER_FONT};font-size:14px;line-height:20px;color:#4b5563;`;
-  const doc = letterDocument({ locale, title: lines.title, maxWidth: 560, content: html`<p style="margin:0 0 8px 0;font-size:14px;font-weight:700;color:#4b5563;">${serviceName}</p>
-<h1 style="margin:0 0 16px 0;font-size:22px;line-height:28px;font-weight:700;color:#111827;">${lines.title}</h1>
-<p style="margin:0 0 16px 0;">${lines.what}</p>
+  return serviceNoticeLetter({
+    locale: input.locale, serviceName: input.serviceName, subject: lines.subject, title: lines.title,
+    text: [lines.what, '', lines.ifYou, '', lines.notYou],
+    body: html`<p style="margin:0 0 16px 0;">${lines.what}</p>
 <p style="margin:0 0 16px 0;">${lines.ifYou}</p>
-<p style="margin:0 0 12px 0;font-weight:700;">${lines.notYou}</p>
-<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 20px 0;">
-<tr><td style="border-radius:8px;background-color:#1d4ed8;">
-<a href="${input.sessionsUrl}" style="display:inline-block;padding:12px 20px;font-family:${LETTER_FONT};font-size:16px;line-height:20px;font-weight:700;color:#ffffff;text-decoration:none;border-radius:8px;">${lines.link}</a>
-</td></tr>
-</table>
-<p style="${small}border-top:1px solid #e5e7eb;padding-top:16px;">${lines.why}</p>` });
-  return { subject: lines.subject, text, html: doc, headers: automatedLetterHeaders(locale) };
+<p style="margin:0 0 12px 0;font-weight:700;">${lines.notYou}</p>`,
+    link: lines.link, sessionsUrl: input.sessionsUrl, why: lines.why,
+  });
 }

@@ -4,7 +4,7 @@ import { html } from '../../src/text/html.ts';
 import { neutralizeLinks } from '../../src/text/neutralize-links.ts';
 import { formatDateTime } from '../console.ts';
 import type { Letter } from './shell.ts';
-import { automatedLetterHeaders, LETTER_FONT, letterDocument } from './shell.ts';
+import { oneLine, serviceNoticeLetter } from './service-notice.ts';
 
 export interface TheftNoticeInput {
   locale: Locale;
@@ -16,9 +16,6 @@ export interface TheftNoticeInput {
   /** The person's list of where they are signed in. */
   sessionsUrl: string;
 }
-
-// A name in a header or our sentence: one line, no bidi overrides.
-const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu, ' ').replace(/\s+/gu, ' ').trim();
 
 /** The notice's sentences in the reader's language: for the letter and the inbox entry alike. */
 export function theftNoticeText(input: Omit<TheftNoticeInput, 'sessionsUrl'>) {
@@ -50,34 +47,19 @@ export function theftNoticeText(input: Omit<TheftNoticeInput, 'sessionsUrl'>) {
  * (a security notice, rate-limited per person and site instead).
  */
 export function theftLetter(input: TheftNoticeInput): Letter {
-  const { locale, serviceName } = input;
   const lines = theftNoticeText(input);
-  const text = [
-    lines.title, '',
-    lines.what, '',
-    lines.done, '',
-    lines.check,
-    ...lines.checks.map((line) => `- ${line}`), '',
-    `${lines.link}:`, input.sessionsUrl, '',
-    lines.fine, '',
-    lines.why, '',
-    `— ${serviceName}`,
-  ].join('\n');
-  const small = `margin:0;font-family:${LETTER_FONT};font-size:14px;line-height:20px;color:#4b5563;`;
-  const doc = letterDocument({ locale, title: lines.title, maxWidth: 560, content: html`<p style="margin:0 0 8px 0;font-size:14px;font-weight:700;color:#4b5563;">${serviceName}</p>
-<h1 style="margin:0 0 16px 0;font-size:22px;line-height:28px;font-weight:700;color:#111827;">${lines.title}</h1>
-<p style="margin:0 0 16px 0;">${lines.what}</p>
+  return serviceNoticeLetter({
+    locale: input.locale, serviceName: input.serviceName, subject: lines.subject, title: lines.title,
+    text: [lines.what, '', lines.done, '', lines.check, ...lines.checks.map((line) => `- ${line}`), ''],
+    body: html`<p style="margin:0 0 16px 0;">${lines.what}</p>
 <p style="margin:0 0 16px 0;">${lines.done}</p>
 <p style="margin:0 0 8px 0;font-weight:700;">${lines.check}</p>
 <ul style="margin:0 0 20px 0;padding-inline-start:20px;">
 ${lines.checks.map((line) => html`<li style="margin:0 0 6px 0;">${line}</li>`)}
-</ul>
-<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 20px 0;">
-<tr><td style="border-radius:8px;background-color:#1d4ed8;">
-<a href="${input.sessionsUrl}" style="display:inline-block;padding:12px 20px;font-family:${LETTER_FONT};font-size:16px;line-height:20px;font-weight:700;color:#ffffff;text-decoration:none;border-radius:8px;">${lines.link}</a>
-</td></tr>
-</table>
-<p style="margin:0 0 16px 0;">${lines.fine}</p>
-<p style="${small}border-top:1px solid #e5e7eb;padding-top:16px;">${lines.why}</p>` });
-  return { subject: lines.subject, text, html: doc, headers: automatedLetterHeaders(locale) };
+</ul>`,
+    afterText: [lines.fine],
+    after: html`<p style="margin:0 0 16px 0;">${lines.fine}</p>
+`,
+    link: lines.link, sessionsUrl: input.sessionsUrl, why: lines.why,
+  });
 }
