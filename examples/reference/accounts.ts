@@ -108,14 +108,16 @@ export function normalizeEmail(address: string): string {
 
 /**
  * The form in which two addresses are compared (docs/security.md "Names and
- * addresses"): trimmed, NFKC, then a full case fold, approximated as
- * `toUpperCase()` then `toLowerCase()` (root locale: no Turkish or
- * Lithuanian rules), then NFKC again. U+212A KELVIN SIGN and U+FF4B
- * FULLWIDTH K both become `k`, `ß` becomes `ss`, a final sigma `σ`.
+ * addresses"): trimmed, NFKC, then a full case fold, done as
+ * `toLowerCase()`, `toUpperCase()`, `toLowerCase()` (the root locale's
+ * mappings, no Turkish or Lithuanian rules: `toLowerCase()` alone is a
+ * simple lower-casing, it keeps `ß` and a final sigma apart), then NFKC
+ * again. U+212A KELVIN SIGN and U+FF4B FULLWIDTH K both become `k`, `ß` and
+ * U+1E9E CAPITAL SHARP S become `ss`, `ς` and `σ` one letter.
  * It is a key only: letters go to the address as normalizeEmail keeps it.
  */
 export function addressKey(address: string): string {
-  return address.trim().normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
+  return address.trim().normalize('NFKC').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
 }
 
 /**

@@ -46,7 +46,8 @@ export function normalizeDomain(domain: string): string {
  * listed on its own), and `evil-example.test` is not `example.test`.
  */
 export function trustedDomain(upstream: Upstream, address: string): boolean {
-  const domain = normalizeDomain(address.slice(address.lastIndexOf('@') + 1));
+  const at = address.lastIndexOf('@');
+  const domain = at > 0 ? normalizeDomain(address.slice(at + 1)) : '';
   return domain !== '' && (upstream.trustedEmailDomains ?? []).some((d) => normalizeDomain(d) === domain);
 }
 
