@@ -72,10 +72,11 @@ export function createLinkFirst(deps: LinkFirstDeps) {
       await kit.renderLogin(ctx, s, {}, status);
       return;
     }
-    const passkeys = kit.offers(s, 'passkey') ? deps.passkeys : undefined;
+    // Both proofs are offered whatever the site asked for: the sign-in then ends as the upstream's where the site allows only that (interaction-kit.ts signedIn).
+    const { passkeys } = deps;
     sendPage(ctx, linkFirstPage({
       locale: s.locale, serviceName: deps.serviceName, csrf: s.csrf, upstreamName: upstream.name, email: account.email,
-      codeAction: kit.offers(s, 'code') ? `${s.base}/link/code` : undefined, cancelAction: `${s.base}/link/cancel`,
+      codeAction: `${s.base}/link/code`, cancelAction: `${s.base}/link/cancel`,
       passkeys: passkeys && { script: new URL(passkeys.script, deps.issuer()).href, rpId: passkeys.rp.id, optionsAction: `${s.base}/passkey/options`, action: `${s.base}/passkey` },
       formAction: s.formAction, error: view.error,
     }), status);
@@ -126,7 +127,7 @@ export function createLinkFirst(deps: LinkFirstDeps) {
         const { s } = await kit.loadForm(ctx);
         const pending = await peek(s.uid);
         const account = pending && await accountOf(pending);
-        if (!pending || !account?.email || !kit.offers(s, 'code')) {
+        if (!pending || !account?.email) {
           ctx.status = 303;
           ctx.redirect(s.base);
           return;
