@@ -84,17 +84,12 @@ describe('the sign-in\'s strength for sites: acr, amr, auth_time; max_age and ac
         let back = await agent.submit(form, formFor(form.body, '/login'), { sub: who.sub });
         while (back.location && !back.location.startsWith(h.issuer)) back = await agent.get(back.location);
         res = await agent.follow(back, isCallback);
-      } else if (who.email && body.includes('/link/code"')) {
-        // Linking asks first (upstream-link-first.ts): the account's code.
-        steps.push('link');
+      } else if (who.email && (body.includes('name="email"') || body.includes('/link/code"'))) {
+        // The address, or (linking asks first: upstream-link-first.ts) the account's code.
+        const link = body.includes('/link/code"');
+        steps.push(link ? 'link' : 'email');
         const sent = h.smtp.letters.length;
-        res = await agent.follow(await agent.submit(res, formFor(body, '/link/code')), isCallback);
-        const letter = await h.smtp.waitFor((l) => h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to).includes(who.email!));
-        code = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
-      } else if (who.email && body.includes('name="email"')) {
-        steps.push('email');
-        const sent = h.smtp.letters.length;
-        res = await agent.follow(await agent.submit(res, formFor(body, '/email'), { email: who.email }), isCallback);
+        res = await agent.follow(await agent.submit(res, formFor(body, link ? '/link/code' : '/email'), link ? {} : { email: who.email }), isCallback);
         const letter = await h.smtp.waitFor((l) => h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to).includes(who.email!));
         code = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
       } else if (body.includes('name="code"')) {
