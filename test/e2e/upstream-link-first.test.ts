@@ -116,6 +116,27 @@ describe('linking that asks first: an upstream\'s verified address of an existin
     expect(await noticesOf(cleoId, 'account_linked')).to.have.length(1);
   });
 
+  it('"Email me a code" keeps the code sign-in\'s limits: the sixth code within 15 minutes is refused on the same page (429, Retry-After), nothing linked', async () => {
+    await signIn(h, config, new Agent(), 'ivo@example.test');
+    upstream.people.set('ivo-up', { email: 'ivo@example.test', email_verified: true });
+    const agent = new Agent();
+    const { res: asked } = await throughUpstream(agent, 'ivo-up');
+    const uid = uidOf(asked);
+    // Browsers new to the address share 5 codes per 15 minutes: the sign-in above asked for one of them.
+    for (let i = 0; i < 4; i += 1) {
+      const sent = await agent.submit(asked, formFor(asked.body, '/link/code'));
+      expect(sent.status, `code ${i + 1}`).to.equal(303);
+      expect(sent.location).to.equal(`${h.issuer}/interaction/${uid}`);
+    }
+    const refused = await agent.submit(asked, formFor(asked.body, '/link/code'));
+    expect(refused.status).to.equal(429);
+    expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 900);
+    expect(h1(refused)).to.equal(t('en', 'link_first.title'));
+    expect(text(/<p id="link-error"[^>]*>(.*?)<\/p>/s.exec(refused.body)![1]!)).to.match(/^Too many codes were sent to this address\. Try again in \d+ minutes?\.$/);
+    expect(await linksOf(await accountOf('ivo@example.test'))).to.deep.equal([]);
+    await expectNoSession(agent);
+  });
+
   it('Cancel drops the question: the sign-in page again, nothing kept, nothing linked', async () => {
     await signIn(h, config, new Agent(), 'dan@example.test');
     upstream.people.set('dan-up', { email: 'dan@example.test', email_verified: true });
