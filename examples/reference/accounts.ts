@@ -16,11 +16,21 @@ export interface Account {
 /**
  * The reference provider's accounts: persistent data, no TTL.
  * Keys: `<prefix>account:{<id>}` hash { email?, name?, locale, createdAt } and
- * `<prefix>account-email:{<email>}` -> id.
+ * `<prefix>account-email:{<addressKey(email)>}` -> id. Keys written before
+ * addressKey (trim + lower-case only) are read as well (docs/upgrading.md).
  */
 export function createAccounts(store: Store) {
   const accountKey = (id: string) => methodKeys(store.prefix, id).account;
-  const emailKey = (email: string) => `${store.prefix}account-email:{${email}}`;
+  const emailKey = (key: string) => `${store.prefix}account-email:{${key}}`;
+
+  /** The account id of an address: under its key, else under the key of the form before addressKey. */
+  async function idOf(address: string): Promise<string | undefined> {
+    const key = addressKey(address);
+    const found = await store.get(emailKey(key));
+    if (found) return found;
+    const old = normalizeEmail(address);
+    return old === key ? undefined : (await store.get(emailKey(old))) ?? undefined;
+  }
 
   async function get(accountId: string): Promise<Account | undefined> {
     const record = await store.hgetall(accountKey(accountId));
@@ -34,28 +44,37 @@ export function createAccounts(store: Store) {
     };
   }
 
+  /**
+   * The account of an address, created on first sign-in (`created`).
+   * Addresses are compared by addressKey: one that collides with an
+   * account's is that account (never a second one). `locale` (the language
+   * the sign-in pages were shown in) becomes the account's when it has none
+   * yet: its first sign-in (accounts an organization provisioned have none
+   * until then).
+   */
+  async function claimAddress(address: string, first: { locale?: string; name?: string | undefined } = {}): Promise<{ account: Account; created: boolean }> {
+    const email = normalizeEmail(address);
+    const fresh = randomUUID();
+    const accountId = (await idOf(address)) ?? (await store.run(claim(), [emailKey(addressKey(address))], [fresh])) as string;
+    const existing = await get(accountId);
+    if (existing) {
+      if (existing.locale || !first.locale) return { account: existing, created: false };
+      await store.run(hsetnx(), [accountKey(accountId)], ['locale', first.locale]);
+      return { account: (await get(accountId))!, created: false };
+    }
+    const createdAt = Date.now();
+    const locale = first.locale ? ['locale', first.locale] : [];
+    const name = first.name ? ['name', first.name] : [];
+    await store.run(hset(), [accountKey(accountId)], ['email', email, 'createdAt', createdAt, ...locale, ...name]);
+    return { account: { accountId, email, createdAt, ...(first.locale ? { locale: first.locale } : {}), ...(first.name ? { name: first.name } : {}) }, created: accountId === fresh };
+  }
+
   return {
     get,
-    /**
-     * The account of an address, created on first sign-in. Addresses are
-     * compared lower-cased. `locale` (the language the sign-in pages were
-     * shown in) becomes the account's when it has none yet: its first sign-in
-     * (accounts an organization provisioned have none until then).
-     */
+    claim: claimAddress,
+    /** The account of an address, created on first sign-in (claim without saying which). */
     async findOrCreate(address: string, first: { locale?: string; name?: string | undefined } = {}): Promise<Account> {
-      const email = normalizeEmail(address);
-      const accountId = (await store.run(claim(), [emailKey(email)], [randomUUID()])) as string;
-      const existing = await get(accountId);
-      if (existing) {
-        if (existing.locale || !first.locale) return existing;
-        await store.run(hsetnx(), [accountKey(accountId)], ['locale', first.locale]);
-        return (await get(accountId))!;
-      }
-      const createdAt = Date.now();
-      const locale = first.locale ? ['locale', first.locale] : [];
-      const name = first.name ? ['name', first.name] : [];
-      await store.run(hset(), [accountKey(accountId)], ['email', email, 'createdAt', createdAt, ...locale, ...name]);
-      return { accountId, email, createdAt, ...(first.locale ? { locale: first.locale } : {}), ...(first.name ? { name: first.name } : {}) };
+      return (await claimAddress(address, first)).account;
     },
     /**
      * An account without an address (a passkey sign-up, an upstream that
@@ -69,8 +88,9 @@ export function createAccounts(store: Store) {
       await store.run(hset(), [accountKey(accountId)], fields);
       return { accountId, createdAt, ...(first.name ? { name: first.name } : {}), ...(first.locale ? { locale: first.locale } : {}) };
     },
+    /** The account of an address (compared by addressKey), if any. */
     async findByEmail(address: string): Promise<Account | undefined> {
-      const accountId = await store.get(emailKey(normalizeEmail(address)));
+      const accountId = await idOf(address);
       return accountId ? get(accountId) : undefined;
     },
     async setLocale(accountId: string, locale: string): Promise<void> {
@@ -81,8 +101,32 @@ export function createAccounts(store: Store) {
 
 export type Accounts = ReturnType<typeof createAccounts>;
 
+/** The address as an account keeps it and letters go to: trimmed and lower-cased, otherwise as given. */
 export function normalizeEmail(address: string): string {
   return address.trim().toLowerCase();
+}
+
+/**
+ * The form in which two addresses are compared (docs/security.md "Names and
+ * addresses"): trimmed, NFKC, then a full case fold, done as
+ * `toLowerCase()`, `toUpperCase()`, `toLowerCase()` (the root locale's
+ * mappings, no Turkish or Lithuanian rules: `toLowerCase()` alone is a
+ * simple lower-casing, it keeps `ß` and a final sigma apart), then NFKC
+ * again. U+212A KELVIN SIGN and U+FF4B FULLWIDTH K both become `k`, `ß` and
+ * U+1E9E CAPITAL SHARP S become `ss`, `ς` and `σ` one letter.
+ * It is a key only: letters go to the address as normalizeEmail keeps it.
+ */
+export function addressKey(address: string): string {
+  return address.trim().normalize('NFKC').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
+}
+
+/**
+ * Whether a name looks like an address: it holds an `@` once NFKC is
+ * applied (U+FF20 FULLWIDTH and U+FE6B SMALL COMMERCIAL AT count). Such a
+ * name is refused for an account (docs/security.md "Names and addresses").
+ */
+export function looksLikeAddress(name: string): boolean {
+  return name.normalize('NFKC').includes('@');
 }
 
 /** How pages name the account: its address, else its name. */

@@ -10,7 +10,7 @@ import { z } from 'zod';
 
 import type { Mailer } from '../../src/index.ts';
 import { negotiateLocale, sendPage, t } from '../../src/pages.ts';
-import type { Accounts } from './accounts.ts';
+import { normalizeEmail, type Accounts } from './accounts.ts';
 import { SELECT_ACCOUNT, type InteractionKit, type InteractionState } from './interaction-kit.ts';
 import type { LoginCodes, Refusal } from './login-codes.ts';
 import { codePage } from './views/interaction/code.ts';
@@ -62,7 +62,8 @@ export function codeSignIn(router: Router, kit: InteractionKit, deps: CodeSignIn
       await kit.renderLogin(ctx, s, { email: form.email, error: t(s.locale, 'login.error.invalid_email') }, 400);
       return;
     }
-    const email = parsed.data.toLowerCase();
+    // An address that is an account's (compared by addressKey) gets its code at the account's own address.
+    const email = (await accounts.findByEmail(parsed.data))?.email ?? normalizeEmail(parsed.data);
     const refused = await sendCode(ctx, s, email);
     if (refused) {
       await kit.renderLogin(ctx, s, { email, error: kit.refusal(ctx, s, refused) }, 429);
@@ -119,6 +120,11 @@ export function codeSignIn(router: Router, kit: InteractionKit, deps: CodeSignIn
   });
 
   return {
+    /** Sends a code to the address (the link page's "Email me a code"): the refusal's sentence, with Retry-After, when the limits say no. */
+    async send(ctx: Context, s: InteractionState, email: string): Promise<string | undefined> {
+      const refused = await sendCode(ctx, s, email);
+      return refused && kit.refusal(ctx, s, refused);
+    },
     /** Shows the code page when the sign-in has its address already; false when it has none. */
     async showPending(ctx: Context, s: InteractionState): Promise<boolean> {
       const pending = await loginCodes.pending(s.uid);

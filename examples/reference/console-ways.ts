@@ -29,7 +29,7 @@ export interface ConsoleWaysDeps {
   upstreams?: UpstreamSupport | undefined;
   /** The plugin's check of a recent sign-in, for what adds a way in (a passkey, a link). */
   recentSignIn: SignoutNotify['recentSignIn'];
-  /** The plugin's security notices: a passkey added or removed is told. */
+  /** The plugin's security notices: a passkey added or removed, an account linked or unlinked, is told. */
   securityNotice: SignoutNotify['securityNotice'];
 }
 
@@ -46,8 +46,9 @@ const view = (k: Passkey): PasskeyView => ({ id: k.id, name: k.name, createdAt: 
  * request from the service's own pages and the person's CSRF token, and ends
  * with a redirect to the console with a notice in the section that changed.
  * What adds a way in (a passkey, a link) needs a recent sign-in too; what
- * only removes one never asks. A passkey added or removed is told (a
- * security notice, one per passkey: its credential id is the notice's ref).
+ * only removes one never asks. A passkey added or removed, an account
+ * linked or unlinked, is told (a security notice, one per passkey or
+ * upstream: its credential id or the upstream's id is the notice's ref).
  */
 export function consoleWays(deps: ConsoleWaysDeps) {
   const { provider, accounts, passkeys, upstreams, logger } = deps;
@@ -245,7 +246,10 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       const upstream = upstreamOf(ctx.params.id);
       const result = await upstreams.links.unlink(account.accountId, upstream.id);
       if ('refused' in result && result.refused === 'missing') throw new PluginError('not_found', 'not linked');
-      if ('removed' in result) logger.info('upstream account unlinked', { upstream: upstream.id, accountId: account.accountId });
+      if ('removed' in result) {
+        logger.info('upstream account unlinked', { upstream: upstream.id, accountId: account.accountId });
+        await deps.securityNotice(account.accountId, 'account_unlinked', { name: upstream.name, ref: upstream.id });
+      }
       back(ctx, 'removed' in result ? 'upstream_unlinked' : 'upstream_last');
     });
 
@@ -261,6 +265,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
         const identity = await upstreams!.clients.identity(upstream, record, new URLSearchParams(ctx.querystring), state);
         const result = await upstreams!.links.link(who.account.accountId, upstream.id, identity);
         logger.info(result === 'linked' ? 'upstream account linked' : 'upstream account not linked', { upstream: upstream.id, accountId: who.account.accountId, result });
+        if (result === 'linked') await deps.securityNotice(who.account.accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
         back(ctx, `upstream_${result}`);
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;

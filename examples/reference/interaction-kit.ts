@@ -75,6 +75,13 @@ export interface InteractionKit {
   busy(ctx: Context, s: InteractionState): Promise<string | undefined>;
 }
 
+/** A link that waits for the account's proof (upstream-link-first.ts). */
+export interface WaitingLinks {
+  peek(uid: string): Promise<{ accountId: string } | undefined>;
+  /** Takes it: linked when it is this account's; the upstream's amr then. */
+  settle(uid: string, accountId: string): Promise<string[] | undefined>;
+}
+
 export interface InteractionKitDeps {
   provider: Provider;
   serviceName: string;
@@ -83,6 +90,8 @@ export interface InteractionKitDeps {
   ipLimits: IpLimits;
   passkeys?: PasskeySupport | undefined;
   upstreams?: UpstreamSupport | undefined;
+  /** Upstream sign-ins that wait for the proof of an account (set once the routes exist). */
+  waiting?: WaitingLinks | undefined;
 }
 
 /**
@@ -136,10 +145,21 @@ export function createInteractionKit(deps: InteractionKitDeps): InteractionKit {
   const offers = (s: InteractionState, way: Way) => allows(s.needed, way)
     && (way === 'code' || (way === 'passkey' ? !!deps.passkeys : !!deps.upstreams));
 
-  function signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[] }) {
-    if (!allows(s.needed, login.way)) throw new errors.InvalidRequest('this way of signing in does not reach the strength the site asked for');
+  /**
+   * A code or a passkey that proves the account an upstream sign-in waits
+   * for links it (upstream-link-first.ts): the sign-in then carries both
+   * amr, and the way that proved it, or the upstream's where the site's
+   * request does not allow that way.
+   */
+  async function signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[] }) {
+    const waiting = deps.waiting && login.way !== 'upstream' ? await deps.waiting.peek(s.uid) : undefined;
+    const proves = waiting?.accountId === login.accountId;
+    const way: Way = proves && !allows(s.needed, login.way) ? 'upstream' : login.way;
+    if (!allows(s.needed, way)) throw new errors.InvalidRequest('this way of signing in does not reach the strength the site asked for');
+    const linked = waiting ? await deps.waiting!.settle(s.uid, login.accountId) : undefined;
+    const amr = linked ? [...new Set([...login.amr, ...linked])] : login.amr;
     return finish(ctx, {
-      login: { accountId: login.accountId, acr: ACR_OF[login.way], amr: login.amr },
+      login: { accountId: login.accountId, acr: ACR_OF[way], amr },
       // Signing in here was the choice of account.
       ...(requested(s, SELECT_ACCOUNT) ? { [SELECT_ACCOUNT]: {} } : {}),
     });

@@ -2,14 +2,16 @@ import Router from '@koa/router';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
-import type { Logger, Mailer } from '../../src/index.ts';
+import type { Logger, Mailer, SignoutNotify } from '../../src/index.ts';
 import { htmlErrors, sendPage } from '../../src/pages.ts';
+import type { Store } from '../../src/store-kit.ts';
 import { accountLabel, type Accounts } from './accounts.ts';
 import { codeSignIn } from './code-sign-in.ts';
 import { createInteractionKit, SELECT_ACCOUNT } from './interaction-kit.ts';
 import type { LoginCodes } from './login-codes.ts';
 import { passkeyInteractionRoutes } from './passkey-routes.ts';
 import type { PasskeySupport, UpstreamSupport } from './sign-in-support.ts';
+import { createLinkFirst } from './upstream-link-first.ts';
 import { upstreamInteractionRoutes } from './upstream-routes.ts';
 import type { Way } from './strength.ts';
 import { consentPage } from './views/interaction/consent.ts';
@@ -30,6 +32,10 @@ export interface InteractionDeps {
   passkeys?: PasskeySupport | undefined;
   /** Social sign-ins (CONFIG_FILE `upstreams`). */
   upstreams?: UpstreamSupport | undefined;
+  /** The plugin's store: an upstream sign-in that waits for an account's proof (upstream-link-first.ts). */
+  store: Store;
+  /** The plugin's security notices: an upstream account linked to an existing one is told. */
+  securityNotice: SignoutNotify['securityNotice'];
 }
 
 /**
@@ -42,13 +48,21 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const { provider, accounts, loginCodes, serviceName } = deps;
   const { ipLimits } = loginCodes;
   const router = new Router();
-  const kit = createInteractionKit({ provider, serviceName, secret: deps.secret, ipLimits, passkeys: deps.passkeys, upstreams: deps.upstreams });
+  const linkFirst = deps.upstreams && createLinkFirst({
+    store: deps.store, accounts, upstreams: deps.upstreams, passkeys: deps.passkeys, securityNotice: deps.securityNotice,
+    logger: deps.logger, serviceName, issuer: () => provider.issuer,
+    sendCode: (ctx, s, email) => code.send(ctx, s, email),
+  });
+  const kit = createInteractionKit({ provider, serviceName, secret: deps.secret, ipLimits, passkeys: deps.passkeys, upstreams: deps.upstreams, waiting: linkFirst });
 
   router.use(htmlErrors(serviceName, () => provider.issuer));
 
   const code = codeSignIn(router, kit, { accounts, loginCodes, mailer: deps.mailer, serviceName });
   if (deps.passkeys) passkeyInteractionRoutes(router, kit, { ...deps.passkeys, accounts, ipLimits, logger: deps.logger, serviceName, issuer: () => provider.issuer });
-  if (deps.upstreams) upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits, logger: deps.logger, issuer: () => provider.issuer });
+  if (deps.upstreams && linkFirst) {
+    upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits, logger: deps.logger, issuer: () => provider.issuer, linkFirst, securityNotice: deps.securityNotice });
+    linkFirst.routes(router, kit);
+  }
 
   router.get('/interaction/:uid', async (ctx) => {
     const s = await kit.load(ctx);
@@ -56,6 +70,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const signingIn = prompt.name === 'login' || (prompt.name === SELECT_ACCOUNT && ctx.query.account === 'other');
     if (signingIn || prompt.name === SELECT_ACCOUNT) {
       if (await code.showPending(ctx, s)) return;
+      if (linkFirst && await linkFirst.show(ctx, kit, s)) return;
       if (signingIn) {
         // No way in here reaches what the site asked for (strength.ts).
         if (!WAYS.some((way) => kit.offers(s, way))) await kit.unmet(ctx);

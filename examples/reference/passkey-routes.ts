@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 import type { Logger } from '../../src/index.ts';
 import { errorSentence, sendPage, t, type Locale, type MessageKey } from '../../src/pages.ts';
-import type { Accounts } from './accounts.ts';
+import { looksLikeAddress, type Accounts } from './accounts.ts';
 import type { InteractionKit, InteractionState } from './interaction-kit.ts';
 import type { IpLimits } from './ip-limits.ts';
 import type { PasskeySupport } from './sign-in-support.ts';
@@ -126,6 +126,8 @@ export function passkeyInteractionRoutes(router: Router, kit: InteractionKit, de
       locale = s.locale;
       const name = nameSchema.safeParse(form.name ?? '');
       if (!name.success) throw shown(400, 'invalid_request', t(s.locale, 'passkey.error.name'));
+      // The name labels the account where an address would (the console, the account chooser): never one that looks like an address.
+      if (looksLikeAddress(name.data)) throw shown(400, 'invalid_request', t(s.locale, 'passkey.error.name_address'));
       // A new account costs what a code letter costs: the IP's request limit.
       const wait = await ipLimits.hit('requests', ctx.ip);
       if (wait > 0) throw shown(429, 'rate_limited', kit.wait(ctx, s, wait));

@@ -7,6 +7,7 @@ import { redisReconnect } from '../../src/index.ts';
 import { blockList, type TrustProxy } from './client-ip.ts';
 import type { ReferenceSettings } from './provider.ts';
 import { loopback } from './upstream-clients.ts';
+import { normalizeDomain } from './upstreams.ts';
 
 /** Thrown for bad configuration; start-up prints the message alone and stops. */
 export class ConfigurationError extends Error {}
@@ -36,6 +37,11 @@ const upstreamSchema = z.object({
   client_id: z.string().min(1),
   client_secret: z.string().min(1),
   scope: z.string().regex(/(^| )openid( |$)/, 'must include openid').optional(),
+  trustedEmailDomains: z.array(z.string().transform((d, c) => {
+    const domain = normalizeDomain(d);
+    if (!domain) c.addIssue({ code: 'custom', message: 'must be a domain name such as example.com (matched exactly: no wildcard, no leading dot; list each subdomain)' });
+    return domain;
+  })).optional(),
 }).strict();
 
 const fileSchema = z.object({

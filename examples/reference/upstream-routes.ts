@@ -2,20 +2,23 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 
-import type { Logger } from '../../src/index.ts';
+import type { Logger, SignoutNotify } from '../../src/index.ts';
 import { PluginError, t, type Locale, type MessageKey } from '../../src/pages.ts';
-import type { Accounts } from './accounts.ts';
+import { looksLikeAddress, type Account, type Accounts } from './accounts.ts';
 import type { InteractionKit, InteractionState } from './interaction-kit.ts';
 import type { IpLimits } from './ip-limits.ts';
 import type { UpstreamSupport } from './sign-in-support.ts';
 import { federatedAmr } from './strength.ts';
-import { UpstreamError, type Upstream, type UpstreamFailure, type UpstreamIdentity, type UpstreamState } from './upstreams.ts';
+import type { LinkFirst } from './upstream-link-first.ts';
+import { trustedDomain, UpstreamError, type Upstream, type UpstreamFailure, type UpstreamIdentity, type UpstreamState } from './upstreams.ts';
 
 interface Deps extends UpstreamSupport {
   accounts: Accounts;
   ipLimits: IpLimits;
   logger: Logger;
   issuer: () => string;
+  linkFirst: LinkFirst;
+  securityNotice: SignoutNotify['securityNotice'];
 }
 
 const FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
@@ -44,27 +47,41 @@ export async function startUpstream(ctx: Context, deps: UpstreamSupport, upstrea
 
 /**
  * The account an upstream identity signs in to: the one linked to it; else,
- * when the upstream says the address is verified, the account of that
- * address (created if new), which gets linked; else a new account without
- * an address (an unverified address proves nothing and is not kept).
+ * when the upstream says the address is verified, a new account of that
+ * address, linked; else a new account without an address (an unverified
+ * address proves nothing and is not kept). A verified address that is an
+ * existing account's (compared by addressKey) signs in nobody: `ask`, the
+ * account's proof first (upstream-link-first.ts), unless the upstream owns
+ * the address' domain (`trustedEmailDomains`): then it links at once and
+ * the owner is told. A name that looks like an address is not kept.
  */
-async function accountFor(deps: Deps, upstream: Upstream, identity: UpstreamIdentity, locale: Locale): Promise<string> {
+async function accountFor(deps: Deps, upstream: Upstream, identity: UpstreamIdentity, locale: Locale): Promise<{ accountId: string } | { ask: Account }> {
   const linked = await deps.links.owner(upstream.id, identity.sub);
   if (linked) {
     if (await deps.accounts.get(linked)) {
       await deps.links.used(linked, upstream.id);
-      return linked;
+      return { accountId: linked };
     }
     await deps.links.forget(upstream.id, identity.sub, linked);
   }
-  const account = identity.verifiedEmail
-    ? await deps.accounts.findOrCreate(identity.verifiedEmail, { locale, name: identity.name })
-    : await deps.accounts.create({ name: identity.name, locale });
+  const name = identity.name && !looksLikeAddress(identity.name) ? identity.name : undefined;
+  let existing = false;
+  let account: Account;
+  if (identity.verifiedEmail) {
+    const found = await deps.accounts.findByEmail(identity.verifiedEmail);
+    const claimed = found ? { account: found, created: false } : await deps.accounts.claim(identity.verifiedEmail, { locale, name });
+    ({ account } = claimed);
+    existing = !claimed.created;
+    if (existing && !trustedDomain(upstream, identity.verifiedEmail)) return { ask: account };
+  } else {
+    account = await deps.accounts.create({ name, locale });
+  }
   const result = await deps.links.link(account.accountId, upstream.id, identity);
   // Two first sign-ins at once: the one that linked first wins.
-  if (result === 'taken') return (await deps.links.owner(upstream.id, identity.sub)) ?? account.accountId;
-  deps.logger.info(result === 'linked' ? 'upstream account linked' : 'upstream sign-in by verified address; the account keeps its other link', { upstream: upstream.id, accountId: account.accountId });
-  return account.accountId;
+  if (result === 'taken') return { accountId: (await deps.links.owner(upstream.id, identity.sub)) ?? account.accountId };
+  deps.logger.info(result === 'linked' ? 'upstream account linked' : 'upstream sign-in by verified address; the account keeps its other link', { upstream: upstream.id, accountId: account.accountId, ...(existing ? { trustedDomain: true } : {}) });
+  if (existing && result === 'linked') await deps.securityNotice(account.accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+  return { accountId: account.accountId };
 }
 
 /**
@@ -129,9 +146,14 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
       await failed(ctx, s, upstream, err, err.failure === 'denied' ? 403 : 502);
       return;
     }
-    const accountId = await accountFor(deps, upstream, identity, s.locale);
-    logger.info('signed in through an upstream', { upstream: upstream.id, accountId });
-    await kit.signedIn(ctx, s, { accountId, way: 'upstream', amr: federatedAmr(identity.amr) });
+    if (!kit.offers(s, 'upstream')) throw new errors.InvalidRequest('the site asked for another way of signing in');
+    const found = await accountFor(deps, upstream, identity, s.locale);
+    if ('ask' in found) {
+      await deps.linkFirst.ask(ctx, kit, s, upstream, identity, found.ask, federatedAmr(identity.amr));
+      return;
+    }
+    logger.info('signed in through an upstream', { upstream: upstream.id, accountId: found.accountId });
+    await kit.signedIn(ctx, s, { accountId: found.accountId, way: 'upstream', amr: federatedAmr(identity.amr) });
   });
 }
 

@@ -3,6 +3,8 @@
  * they said about a person, the sign-ins under way and the links of accounts
  * to upstream accounts. upstream-clients.ts talks to the upstreams.
  */
+import { domainToASCII } from 'node:url';
+
 import { claim, hsetnx, putTtl, type Store } from '../../src/store-kit.ts';
 import { recordUpdate, release, takeRecord } from './sign-in-method-scripts.ts';
 import { digest, methodKeys, removeMethod, type RemoveResult } from './sign-in-methods.ts';
@@ -18,6 +20,35 @@ export interface Upstream {
   client_secret: string;
   /** Default `openid email profile`. */
   scope?: string | undefined;
+  /**
+   * Domains this upstream owns: its verified address in one of them links
+   * to the account of that address at once (still told to its owner),
+   * without asking for the account's proof first. Exact match after
+   * normalisation (upstream-link-first.ts normalizeDomain): a subdomain is
+   * listed on its own. None by default.
+   */
+  trustedEmailDomains?: string[] | undefined;
+}
+
+/**
+ * A domain as configured or as the part of an address after its last `@`:
+ * NFKC, lower-cased, without a trailing dot, in its ASCII (punycode) form.
+ * '' when it is not a domain name of two labels or more.
+ */
+export function normalizeDomain(domain: string): string {
+  const ascii = domainToASCII(domain.trim().normalize('NFKC').toLowerCase().replace(/\.$/, ''));
+  return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(ascii) ? ascii : '';
+}
+
+/**
+ * Whether the upstream owns the address' domain (its `trustedEmailDomains`):
+ * exact match after normalizeDomain; a subdomain is not its parent (each is
+ * listed on its own), and `evil-example.test` is not `example.test`.
+ */
+export function trustedDomain(upstream: Upstream, address: string): boolean {
+  const at = address.lastIndexOf('@');
+  const domain = at > 0 ? normalizeDomain(address.slice(at + 1)) : '';
+  return domain !== '' && (upstream.trustedEmailDomains ?? []).some((d) => normalizeDomain(d) === domain);
 }
 
 /** What an upstream said about the person, after every check. */

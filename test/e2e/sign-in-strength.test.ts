@@ -25,7 +25,7 @@ const isCallback = (u: string) => u.startsWith(REDIRECT);
 const UPSTREAM = { id: 'social', name: 'Social Example' };
 const essential = (values: string[]) => JSON.stringify({ id_token: { acr: { essential: true, values } } });
 
-type Step = 'email' | 'code' | 'consent' | 'upstream';
+type Step = 'email' | 'code' | 'consent' | 'upstream' | 'link';
 
 interface Flow {
   steps: Step[];
@@ -84,10 +84,12 @@ describe('the sign-in\'s strength for sites: acr, amr, auth_time; max_age and ac
         let back = await agent.submit(form, formFor(form.body, '/login'), { sub: who.sub });
         while (back.location && !back.location.startsWith(h.issuer)) back = await agent.get(back.location);
         res = await agent.follow(back, isCallback);
-      } else if (who.email && body.includes('name="email"')) {
-        steps.push('email');
+      } else if (who.email && (body.includes('name="email"') || body.includes('/link/code"'))) {
+        // The address, or (linking asks first: upstream-link-first.ts) the account's code.
+        const link = body.includes('/link/code"');
+        steps.push(link ? 'link' : 'email');
         const sent = h.smtp.letters.length;
-        res = await agent.follow(await agent.submit(res, formFor(body, '/email'), { email: who.email }), isCallback);
+        res = await agent.follow(await agent.submit(res, formFor(body, link ? '/link/code' : '/email'), link ? {} : { email: who.email }), isCallback);
         const letter = await h.smtp.waitFor((l) => h.smtp.letters.indexOf(l) >= sent && JSON.stringify(l.to).includes(who.email!));
         code = /\b(\d{6})\b/.exec(letter.subject ?? '')![1]!;
       } else if (body.includes('name="code"')) {
@@ -275,17 +277,22 @@ describe('the sign-in\'s strength for sites: acr, amr, auth_time; max_age and ac
     expect(h.smtp.letters.length).to.equal(letters);
   });
 
-  it('an essential federated acr over an emailed-code session: only the upstream is offered, and signing in there gives acr federated', async () => {
+  it('an essential federated acr over an emailed-code session: only the upstream is offered, and signing in there gives acr federated (the account\'s code first: linking asks first)', async () => {
     const { agent, tokens } = await codeSession('strength-tofed@example.com');
     upstream.people.set('tofed', { email: 'strength-tofed@example.com', email_verified: true });
     const begun = await begin(agent, { claims: essential([ACR.federated]) });
     expect(begun.page.body).to.include(`/upstream/${UPSTREAM.id}"`);
     expect(begun.page.body).to.not.include('name="email"');
     expect(begun.page.body).to.not.include('/passkey"');
-    const done = await walk(agent, begun, { sub: 'tofed' });
-    expect(done.steps).to.deep.equal(['upstream']);
+    // The proof of the account is offered though the site asked for the upstream: the sign-in ends as the upstream's.
+    const done = await walk(agent, begun, { sub: 'tofed', email: 'strength-tofed@example.com' });
+    expect(done.steps).to.deep.equal(['upstream', 'link', 'code']);
     const claims = idToken(done.tokens);
     expect(claims?.sub).to.equal(idToken(tokens)?.sub);
-    expect(strength(claims)).to.deep.include({ acr: ACR.federated, amr: ['fed'] });
+    expect(strength(claims)).to.deep.include({ acr: ACR.federated, amr: ['otp', 'fed'] });
+    // Linked now: the next such sign-in goes straight through.
+    const again = await flow(new Agent(), { claims: essential([ACR.federated]) }, { sub: 'tofed' });
+    expect(again.steps).to.deep.equal(['upstream', 'consent']);
+    expect(strength(idToken(again.tokens))).to.deep.include({ acr: ACR.federated, amr: ['fed'] });
   });
 });

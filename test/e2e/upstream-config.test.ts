@@ -42,4 +42,13 @@ describe('CONFIG_FILE upstreams', () => {
     expect(await refusal([{ ...good, extra: 1 }])).to.match(/^upstreams\[0\]: /);
     expect(await refusal([good, { ...good, name: 'Again' }])).to.equal('upstreams[1].id: duplicate "social"');
   });
+
+  it('reads trustedEmailDomains normalised (exact domains; no wildcard, no leading dot, no address) and names a bad one', async () => {
+    expect((await settings([{ ...good, trustedEmailDomains: [' Example.TEST. ', 'bücher.example'] }])).upstreams?.[0]?.trustedEmailDomains).to.deep.equal(['example.test', 'xn--bcher-kva.example']);
+    const message = 'must be a domain name such as example.com (matched exactly: no wildcard, no leading dot; list each subdomain)';
+    for (const [i, bad] of ['*.example.test', '.example.test', 'localhost', 'kate@example.test', ''].entries()) {
+      expect(await refusal([{ ...good, trustedEmailDomains: ['ok.example', bad] }]), `${i}: ${bad}`).to.equal(`upstreams[0].trustedEmailDomains[1]: ${message}`);
+    }
+    expect(await refusal([{ ...good, trustedEmailDomains: 'example.test' }])).to.match(/^upstreams\[0\]\.trustedEmailDomains: /);
+  });
 });

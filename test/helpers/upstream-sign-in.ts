@@ -36,7 +36,8 @@ export interface UpstreamSignIn {
   close(): Promise<void>;
 }
 
-export async function startUpstreamSignIn(name: string): Promise<UpstreamSignIn> {
+/** `upstream`: more of the upstream's configuration (`trustedEmailDomains`). */
+export async function startUpstreamSignIn(name: string, upstreamConfig: { trustedEmailDomains?: string[] } = {}): Promise<UpstreamSignIn> {
   const logged: string[] = [];
   const logger = {
     info: (m: string, f?: Record<string, unknown>) => { logged.push(`${m} ${JSON.stringify(f ?? {})}`); },
@@ -50,7 +51,7 @@ export async function startUpstreamSignIn(name: string): Promise<UpstreamSignIn>
       port,
       clients: [site],
       logger,
-      upstreams: [{ ...UPSTREAM, issuer: upstream.issuer, ...upstream.client, scope: 'openid email profile' }],
+      upstreams: [{ ...UPSTREAM, issuer: upstream.issuer, ...upstream.client, scope: 'openid email profile', ...upstreamConfig }],
       loginCodeLimits: { ...defaultLoginCodeLimits, checksPerIp: { limit: 1000, windowMs: 60_000 } },
     });
     return {

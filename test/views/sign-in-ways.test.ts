@@ -10,9 +10,12 @@ import { t } from '../../src/i18n/index.ts';
 import { consolePage } from '../../views/console.ts';
 import { linkedAccountsSection } from '../../examples/reference/views/console/linked-accounts.ts';
 import { passkeyRemovePage, passkeysSection } from '../../examples/reference/views/console/passkeys.ts';
+import { linkFirstPage } from '../../examples/reference/views/interaction/link-first.ts';
 import { loginPage } from '../../examples/reference/views/interaction/login.ts';
 import { passkeySignUpPage } from '../../examples/reference/views/interaction/passkey-signup.ts';
 import { buildCsp } from '../../views/layout.ts';
+import { LOCALES } from '../../src/i18n/index.ts';
+import { expectCommonPage, forms, text } from '../helpers/html.ts';
 
 const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(1)>';
 const SCRIPT = 'https://id.example/assets/passkeys-abc.js';
@@ -66,6 +69,42 @@ describe('the login page with passkeys and upstreams', () => {
 
   it('escapes an upstream\'s name and an error', () => {
     const page = loginPage({ ...base, upstreams: [{ name: HOSTILE, action: '/x' }], alert: HOSTILE });
+    expectEscaped(page.html);
+  });
+});
+
+describe('the page of linking that asks first', () => {
+  const base = {
+    serviceName: 'Acme ID', csrf: 'tok', upstreamName: 'Social', email: 'kate@example.test',
+    codeAction: '/interaction/u1/link/code', cancelAction: '/interaction/u1/link/cancel', formAction: ['https://site.example/cb'],
+  };
+  const passkeys = { script: SCRIPT, rpId: 'id.example', optionsAction: '/interaction/u1/passkey/options', action: '/interaction/u1/passkey' };
+
+  it('says why in every language and offers the code (a plain form), then Cancel; without JavaScript nothing else', () => {
+    for (const locale of LOCALES) {
+      const page = linkFirstPage({ ...base, locale });
+      expectCommonPage(page, locale);
+      expect(/<h1>([^<]*)<\/h1>/.exec(page.html)?.[1]).to.equal(t(locale, 'link_first.title'));
+      expect(text(/<p id="link-intro">(.*?)<\/p>/s.exec(page.html)![1]!)).to.equal(t(locale, 'link_first.intro', { name: 'Social', email: 'kate@example.test' }).replace(/\s+/g, ' '));
+      expect(forms(page.html).map((f) => [f.attrs.action, f.buttons.map((b) => b.text)])).to.deep.equal([
+        ['/interaction/u1/link/code', [t(locale, 'link_first.send_code')]],
+        ['/interaction/u1/link/cancel', [t(locale, 'link_first.cancel')]],
+      ]);
+      expect(page.csp).to.include("form-action 'self' https://site.example;");
+    }
+  });
+
+  it('offers the account\'s passkey where the browser can (hidden until the script finds WebAuthn), its script by its exact URL', () => {
+    const page = linkFirstPage({ ...base, locale: 'en', passkeys });
+    const passkeyForm = forms(page.html).find((f) => f.attrs.id === 'passkey-signin')!;
+    expect(passkeyForm.attrs).to.include({ action: '/interaction/u1/passkey', 'data-options': '/interaction/u1/passkey/options', 'data-rp': 'id.example' });
+    expect(passkeyForm.raw).to.match(/ hidden data-passkey-hidden>/);
+    expect(passkeyForm.attrs).to.not.have.property('data-autofill');
+    expect(scriptSrc(page.csp)).to.equal(`script-src ${SCRIPT}`);
+  });
+
+  it('escapes the upstream\'s name, the address and an error', () => {
+    const page = linkFirstPage({ ...base, locale: 'en', upstreamName: HOSTILE, email: HOSTILE, error: HOSTILE });
     expectEscaped(page.html);
   });
 });
