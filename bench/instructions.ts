@@ -29,7 +29,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -286,6 +286,8 @@ const report = lines.join('\n');
 console.log(report);
 const variant = [dReadsAsA && 'd-reads-as-a', names && 'names'].filter(Boolean).join('-');
 const file = join(outDir, `${resultsStem(startedAt, 'instructions', variant)}.md`);
+// An --out directory that does not exist yet is made (the run takes minutes: losing its report to ENOENT costs them).
+await mkdir(outDir, { recursive: true });
 await writeFile(file, report);
 await writeIndex(outDir);
 log(`wrote ${file}`);
