@@ -31,6 +31,11 @@ import { createLastUsed } from './sites/last-used.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 import { createTheftNotices } from './theft/notice.ts';
 import { createTheft } from './theft/theft.ts';
+import { subjectFor } from './provider/subject.ts';
+import { bullmqSsfQueue, memorySsfQueue } from './ssf/set-queue.ts';
+import { setSigner, type Jwks } from './ssf/sign.ts';
+import { createStreams } from './ssf/streams.ts';
+import { createTransmitter } from './ssf/transmitter.ts';
 
 /**
  * The provider the plugin serves, once known: attach() sets `attached`, a
@@ -40,7 +45,18 @@ export interface Providers {
   attached?: Provider | undefined;
   forLetters?: Provider | undefined;
   findAccount?: FindAccount | undefined;
+  /** The signing keys configure() was given (Shared Signals signs SETs with them). */
+  jwks?: Jwks | undefined;
 }
+
+/** Bounds of what Shared Signals keeps per site (docs/shared-signals.md). */
+export const SSF_LIMITS = {
+  heldMax: 1000,
+  heldTtlMs: 7 * 86_400_000,
+  pollMax: 1000,
+  pollTtlMs: 7 * 86_400_000,
+  pushTimeoutMs: 10_000,
+};
 
 /**
  * The plugin's parts, made once from the options and wired to each other:
@@ -136,7 +152,23 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
   });
 
+  const ssfOptions = { ...options.letters, keepSeconds: 3600 };
+  const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
+  const streams = createStreams(store);
+  const signingProvider = () => providers.attached ?? providers.forLetters;
+  const transmitter = createTransmitter({
+    store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS,
+    issuer: () => signingProvider()?.issuer,
+    sign: setSigner(() => providers.jwks),
+    async subject(accountId, clientId) {
+      const provider = signingProvider();
+      const client = await provider?.Client.find(clientId).catch(() => undefined);
+      return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
+    },
+  });
+
   return {
+    streams, ssfQueue, transmitter,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
   };

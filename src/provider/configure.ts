@@ -11,6 +11,9 @@ import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.
 import { introspectionWithStrength, strengthClaims, strengthTokenClaims } from './sign-in-strength.ts';
 import { interactionUrl, siteAccessPolicy } from './site-access-policy.ts';
 
+/** The scopes of a Shared Signals receiver's access token: to change its stream, to read it. */
+export const SSF_SCOPES = ['ssf.manage', 'ssf.read'] as const;
+
 type Features = NonNullable<Configuration['features']>;
 
 export interface ConfigureDeps {
@@ -125,8 +128,11 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       policy: siteAccessPolicy(host.interactions?.policy, { sites: deps.sites, orgs: deps.orgs }),
       url: interactionUrl(host.interactions?.url),
     },
+    // Shared Signals receivers get their access tokens by client credentials, with these scopes (src/api/ssf/).
+    scopes: [...new Set([...(host.scopes ?? ['openid', 'offline_access']), ...SSF_SCOPES])],
     features: {
       ...hostFeatures,
+      clientCredentials: { ...hostFeatures.clientCredentials, enabled: true },
       revocation: {
         ...hostFeatures.revocation,
         enabled: true,
