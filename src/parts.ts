@@ -35,7 +35,8 @@ import { subjectFor } from './provider/subject.ts';
 import { bullmqSsfQueue, memorySsfQueue } from './ssf/set-queue.ts';
 import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
-import { createTransmitter } from './ssf/transmitter.ts';
+import { createTransmitter, type Signaller } from './ssf/transmitter.ts';
+import type { TheftNotice } from './theft/notice.ts';
 
 /**
  * The provider the plugin serves, once known: attach() sets `attached`, a
@@ -57,6 +58,16 @@ export const SSF_LIMITS = {
   pollTtlMs: 7 * 86_400_000,
   pushTimeoutMs: 10_000,
 };
+
+/** Theft ends the sign-in at its site: the person's notice, and CAEP session-revoked to the site (beside it, not after). */
+function theftNoticeAndSignal(notice: TheftNotice, signal: Signaller): TheftNotice {
+  return async (event) => {
+    const told = event.accountId && event.clientId
+      ? signal({ kind: 'session_revoked', accountId: event.accountId, clientIds: [event.clientId], reason: 'theft', fields: { initiating_entity: 'system' } })
+      : undefined;
+    await Promise.all([notice(event), told]);
+  };
+}
 
 /**
  * The plugin's parts, made once from the options and wired to each other:
@@ -109,10 +120,12 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const mailer = createMailer(options.mail);
   const sites = createConnectedSites(store);
   const organizations = createOrganizations(store, options.organizations);
-  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider });
+  // Shared Signals causes: one queued job each (the transmitter is made below, with the contacts).
+  const signal: Signaller = (cause) => transmitter.signal(cause);
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal });
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
-    store, adapter, sites, access, logger, provider,
+    store, adapter, sites, access, logger, provider, signal,
     toldEnded: (accountId, browser) => notices.give(accountId, 'sessions_ended', { browser }),
   });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
@@ -144,7 +157,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const theft = createTheft({
     logger,
     emit,
-    notice: createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }),
+    notice: theftNoticeAndSignal(createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }), signal),
   });
   const recentSignIn = recentSignIns(provider, options.console.recentSignInSeconds);
   const sendLetter = letterSender({

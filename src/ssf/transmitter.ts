@@ -30,6 +30,12 @@ export interface TransmitterDeps {
 /** A receiver's answer that it refused the SET (RFC 8935 section 2.3): not tried again. */
 class RefusedError extends Error {}
 
+/** A cause as its place in the code tells it (txn and time filled in). */
+export type SignalInput = Omit<Signal, 'txn' | 'at'> & { txn?: string | undefined; at?: number | undefined };
+
+/** Where a cause is told from: queues it, never throws (a failure is logged). */
+export type Signaller = (signal: SignalInput) => Promise<void>;
+
 /** A random txn for a cause (shared by its SETs at every site). */
 export const newTxn = () => randomBytes(16).toString('base64url');
 
@@ -119,7 +125,7 @@ export function createTransmitter(deps: TransmitterDeps) {
 
   return {
     /** Queues a cause (one write); the worker tells the sites. Never throws into the cause's path: a failure is logged. */
-    async signal(signal: Omit<Signal, 'txn' | 'at'> & { txn?: string | undefined; at?: number | undefined }): Promise<void> {
+    async signal(signal: SignalInput): Promise<void> {
       const full: Signal = { ...signal, txn: signal.txn ?? newTxn(), at: signal.at ?? Date.now() };
       await queue.add({ kind: 'signal', id: `${full.txn}.${full.kind}`, signal: full }).catch((err: Error) => {
         logger.error('security event not queued', { kind: full.kind, reason: err.message });
