@@ -67,7 +67,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     stopLetterWorker: async () => {
       await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker()]);
     },
-    sharedSignals: createSharedSignals(parts.transmitter),
+    sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
     on(event, listener) {
       events.on(event, listener);
       return () => { events.off(event, listener); };

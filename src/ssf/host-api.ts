@@ -1,3 +1,4 @@
+import type { SsfQueue } from './set-queue.ts';
 import type { Transmitter } from './transmitter.ts';
 
 /** Which credential changed (CAEP 1.0 credential-change `credential_type`; `federated` is the service's own, for a linked account). */
@@ -29,10 +30,13 @@ export interface SharedSignals {
   accountPurged(accountId: string): Promise<void>;
   /** RISC identifier-changed: the person's address changed (the new value is not sent: the site may never have had it). */
   identifierChanged(accountId: string): Promise<void>;
+  /** Causes and SETs not delivered yet (queued, waiting for a retry, being sent): for metrics. */
+  pending(): Promise<number>;
 }
 
-export function createSharedSignals(transmitter: Transmitter): SharedSignals {
+export function createSharedSignals(transmitter: Transmitter, queue: SsfQueue): SharedSignals {
   return {
+    pending: () => queue.pending(),
     async credentialChange(accountId, { change, credentialType, aaguid, friendlyName }) {
       const passkey = change === 'passkey_added' || change === 'passkey_removed';
       const added = change === 'passkey_added' || change === 'account_linked';
