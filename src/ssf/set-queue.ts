@@ -48,6 +48,13 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
   queue.on('error', (err) => logger.error('security event queue error', { reason: err.message }));
   let worker: Worker<SsfJob> | undefined;
   let connection: Redis | Cluster | undefined;
+  let cleaner: NodeJS.Timeout | undefined;
+  // As the letters' queue: BullMQ's age limits act only when a later job finishes; the worker removes the last ones too.
+  const cleanUp = async () => {
+    for (const state of ['completed', 'failed'] as const) {
+      while ((await queue.clean(options.keepSeconds * 1000, 1000, state)).length === 1000);
+    }
+  };
   return {
     async add(job) {
       await queue.add(job.kind, job, {
@@ -73,6 +80,10 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
         maxStalledCount: 10,
       });
       worker.on('error', (err) => logger.error('security event worker error', { reason: err.message }));
+      cleaner = setInterval(() => {
+        cleanUp().catch((err: Error) => logger.error('security event queue cleanup failed', { reason: err.message }));
+      }, Math.min(15 * 60_000, Math.max(250, (options.keepSeconds * 1000) / 4)));
+      cleaner.unref();
       worker.on('failed', (job, err) => {
         if (!job) return;
         const final = job.attemptsMade >= options.attempts;
@@ -81,6 +92,7 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
       });
     },
     async stopWorker() {
+      clearInterval(cleaner);
       await worker?.close();
       worker = undefined;
       connection?.disconnect();
@@ -91,6 +103,7 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
       return Object.values(counts).reduce((a, b) => a + b, 0);
     },
     async close() {
+      clearInterval(cleaner);
       await worker?.close();
       await queue.close();
       connection?.disconnect();
