@@ -6,6 +6,7 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 type FindAccount = NonNullable<Configuration['findAccount']>;
 
+import { CLIENT_CREDENTIALS_LENGTH } from '../adapters/keys.ts';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
 import type { ContactLookup, Logger } from './host.ts';
@@ -97,6 +98,8 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   };
 
   const storeAdapter = createStoreAdapter(store, {
+    // configure() makes every client-credentials token this long (Shared Signals receivers use them).
+    clientCredentialsLength: CLIENT_CREDENTIALS_LENGTH,
     clockTolerance: options.clockTolerance,
     defaultTtl: options.defaultTtl,
     refreshReuseLeeway: options.refreshReuseLeeway,

@@ -65,6 +65,14 @@ describe('Shared Signals stream control: the refusals, exactly', () => {
     expect(answer(await call('POST', '/ssf/status', pushManage, { stream_id: streamId, status: 'asleep' })).status).to.equal(400);
   });
 
+  it('a receiver\'s token is 48 characters (288 bits: the adapter tells it from others by that) and introspects as active', async () => {
+    const value = await token(pushSite, 'ssf.read');
+    expect(value).to.have.length(48);
+    expect(await oidc.tokenIntrospection(pushSite, value)).to.deep.include({ active: true, client_id: 'ssf-push', scope: 'ssf.read' });
+    await oidc.tokenRevocation(pushSite, value);
+    expect(answer(await call('GET', '/ssf/stream', value))).to.deep.equal(error(401, 'invalid_token', 'the access token is not valid'));
+  });
+
   it('a missing or bad token is 401 invalid_token with a Bearer challenge, on every operation', async () => {
     for (const [method, path] of [['POST', '/ssf/stream'], ['GET', `/ssf/stream?stream_id=${streamId}`], ['PATCH', '/ssf/stream'], ['PUT', '/ssf/stream'], ['DELETE', `/ssf/stream?stream_id=${streamId}`], ['POST', '/ssf/verify'], ['POST', '/ssf/poll']] as const) {
       const body = method === 'GET' || method === 'DELETE' ? undefined : { stream_id: streamId };
