@@ -26,7 +26,11 @@ export interface SharedSignals {
   credentialChange(accountId: string, change: CredentialChange): Promise<void>;
   /** RISC account-disabled. */
   accountDisabled(accountId: string, options?: { reason?: 'hijacking' | 'bulk-account' | undefined }): Promise<void>;
-  /** RISC account-purged: the account is deleted (plugin.deleteAccount calls it). */
+  /**
+   * RISC account-purged: the account is deleted (plugin.deleteAccount calls
+   * it). The sites and their subjects are read before it resolves, so the
+   * person's records may be erased right after.
+   */
   accountPurged(accountId: string): Promise<void>;
   /** RISC identifier-changed: the person's address changed (the new value is not sent: the site may never have had it). */
   identifierChanged(accountId: string): Promise<void>;
@@ -55,7 +59,7 @@ export function createSharedSignals(transmitter: Transmitter, queue: SsfQueue): 
       await transmitter.signal({ kind: 'account_disabled', accountId, reason: 'account_disabled', fields: options.reason ? { reason: options.reason } : undefined });
     },
     async accountPurged(accountId) {
-      await transmitter.signal({ kind: 'account_purged', accountId, reason: 'account_purged' });
+      await transmitter.signalNow({ kind: 'account_purged', accountId, reason: 'account_purged' });
     },
     async identifierChanged(accountId) {
       await transmitter.signal({ kind: 'identifier_changed', accountId, reason: 'identifier_changed' });

@@ -23,6 +23,12 @@ export interface Signal {
   at: number;
   /** The event's own members (credential_type, change_type, claims, initiating_entity, ...). */
   fields?: Record<string, unknown> | undefined;
+  /**
+   * The sites and subjects, resolved when the cause was queued: for a cause
+   * after which the person's records are gone (account-purged), so the
+   * worker need not read them.
+   */
+  resolved?: { targets: { clientId: string; sub: string }[]; locale?: Locale | undefined } | undefined;
 }
 
 /** A language map (BCP 47 tag -> text), English first, then the person's language. */

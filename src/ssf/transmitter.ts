@@ -56,20 +56,25 @@ export function createTransmitter(deps: TransmitterDeps) {
     return contact?.locale ? negotiateLocale({ preferred: contact.locale }) : undefined;
   }
 
+  /** The sites a cause goes to: those it names, or every connected one; only sites the person signed in to. */
+  async function targetsOf(signal: Pick<Signal, 'accountId' | 'clientIds'>): Promise<string[]> {
+    const connected = await sites.list(signal.accountId);
+    return (signal.clientIds
+      ? connected.filter((site) => signal.clientIds!.includes(site.clientId))
+      : connected.filter((site) => site.status === 'connected')).map((site) => site.clientId);
+  }
+
   /** Fans a cause out into one SET per site's stream. */
   async function fanOut(signal: Signal): Promise<void> {
     const issuer = deps.issuer();
     if (!issuer) throw new Error('the provider is not known yet');
-    const connected = await sites.list(signal.accountId);
-    const targets = signal.clientIds
-      ? connected.filter((site) => signal.clientIds!.includes(site.clientId))
-      : connected.filter((site) => site.status === 'connected');
     const type = eventTypeOf(signal.kind, issuer);
-    let locale: Promise<Locale | undefined> | undefined;
-    await Promise.all(targets.map(async ({ clientId }) => {
+    const targets = signal.resolved?.targets ?? (await targetsOf(signal)).map((clientId) => ({ clientId, sub: undefined }));
+    let locale: Promise<Locale | undefined> | undefined = signal.resolved ? Promise.resolve(signal.resolved.locale) : undefined;
+    await Promise.all(targets.map(async ({ clientId, sub: known }) => {
       const stream = await streams.get(clientId);
       if (!stream || stream.status === 'disabled' || !stream.events_requested.includes(type)) return;
-      const sub = await deps.subject(signal.accountId, clientId);
+      const sub = known ?? await deps.subject(signal.accountId, clientId);
       if (!sub) return;
       const claims = setClaims(signal, { issuer, clientId, sub, locale: await (locale ??= localeOf(signal.accountId)), now: Date.now() });
       await queue.add({ kind: 'set', id: claims.jti as string, clientId, set: await deps.sign(claims) });
@@ -123,13 +128,26 @@ export function createTransmitter(deps: TransmitterDeps) {
     }
   }
 
+  /** Queues a cause (one write); the worker tells the sites. Never throws into the cause's path: a failure is logged. */
+  async function signal(input: SignalInput): Promise<void> {
+    const full: Signal = { ...input, txn: input.txn ?? newTxn(), at: input.at ?? Date.now() };
+    await queue.add({ kind: 'signal', id: `${full.txn}.${full.kind}`, signal: full }).catch((err: Error) => {
+      logger.error('security event not queued', { kind: full.kind, reason: err.message });
+    });
+  }
+
   return {
-    /** Queues a cause (one write); the worker tells the sites. Never throws into the cause's path: a failure is logged. */
-    async signal(signal: SignalInput): Promise<void> {
-      const full: Signal = { ...signal, txn: signal.txn ?? newTxn(), at: signal.at ?? Date.now() };
-      await queue.add({ kind: 'signal', id: `${full.txn}.${full.kind}`, signal: full }).catch((err: Error) => {
-        logger.error('security event not queued', { kind: full.kind, reason: err.message });
-      });
+    signal,
+
+    /**
+     * As signal(), with the sites, subjects and language read now (before the
+     * person's records go): for account-purged, which plugin.deleteAccount sends.
+     */
+    async signalNow(input: SignalInput): Promise<void> {
+      const clientIds = await targetsOf(input);
+      const [subs, locale] = await Promise.all([Promise.all(clientIds.map((clientId) => deps.subject(input.accountId, clientId))), localeOf(input.accountId)]);
+      const targets = clientIds.flatMap((clientId, i) => (subs[i] ? [{ clientId, sub: subs[i] }] : []));
+      await signal({ ...input, resolved: { targets, locale } });
     },
 
     /** A verification SET (SSF 1.0 section 8.1.4.2) for the stream, with the receiver's state. */
