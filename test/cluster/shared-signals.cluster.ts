@@ -12,6 +12,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 
 import { Agent } from '../helpers/agent.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
 import { clusterClient, REDIS_CLUSTER } from '../helpers/redis.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
@@ -56,7 +57,7 @@ describe('Shared Signals on a Redis Cluster (the Cluster pass)', () => {
 
   it('delivers a cause queued while no worker ran once one starts, and retries a 503 until the SET is taken, once', async () => {
     const { access_token: manage } = await oidc.clientCredentialsGrant(config, { scope: 'ssf.manage' });
-    const created = await fetch(`${h.issuer}/ssf/stream`, {
+    const created = await documentedFetch(`${h.issuer}/ssf/stream`, {
       method: 'POST',
       headers: { authorization: `Bearer ${manage}`, 'content-type': 'application/json' },
       body: JSON.stringify({ events_requested: [`${CAEP}/credential-change`], delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: url } }),

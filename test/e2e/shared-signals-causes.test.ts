@@ -33,7 +33,7 @@ describe('Shared Signals: what each loss of access sends', () => {
     receiver = await startSsfReceiver();
     h = await startHarness('ssf-causes', { clients: [receiverSite('ssf-a'), receiverSite('ssf-b')], allowPrivateFetchHosts: ['127.0.0.1'] });
     [a, b] = await Promise.all([discover(h, receiverSite('ssf-a')), discover(h, receiverSite('ssf-b'))]);
-    metadata = await (await fetch(`${h.issuer}/.well-known/ssf-configuration`)).json() as SsfMetadata;
+    metadata = await (await documentedFetch(`${h.issuer}/.well-known/ssf-configuration`)).json() as SsfMetadata;
     return { async close() { await h.close(); await receiver.close(); } };
   });
   const { api, accountId } = lossOfAccessCalls(() => h);
