@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { ClientMetadata } from 'oidc-provider';
 import * as oidc from 'openid-client';
 
-import { Agent } from '../helpers/agent.ts';
+import { Agent, formFor } from '../helpers/agent.ts';
 import { lossOfAccessCalls } from '../helpers/loss-of-access.ts';
 import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
@@ -89,6 +89,24 @@ describe('Shared Signals: what each loss of access sends', () => {
     ]);
     expect(sets[0]!.payload.txn).to.equal(sets[1]!.payload.txn);
     expect(sets[0]!.event).to.deep.include({ initiating_entity: 'user', reason_admin: { en: 'The person signed out of the service everywhere.' } });
+  });
+
+  it('"Stay signed in" at /session/end: session-revoked to the asking site only', async () => {
+    const agent = new Agent();
+    const atB = await signIn(h, b, agent, 'stay@example.com');
+    await signIn(h, a, agent, 'stay@example.com');
+    const from = receiver.pushed.length;
+    const page = await agent.get(`${h.issuer}/session/end?client_id=ssf-b`);
+    const stay = await agent.submit(page, formFor(page.body, '/session/end/confirm'));
+    expect(stay.status).to.equal(303);
+    const [set] = await since(from, 1);
+    expect([set!.type, set!.payload.aud]).to.deep.equal([`${CAEP}/session-revoked`, 'ssf-b']);
+    expect(set!.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: h.issuer, sub: atB.tokens.claims()!.sub });
+    await signIn(h, a, new Agent(), 'stay-other@example.com');
+    await h.reference.plugin.sharedSignals.accountPurged(await accountId('stay-other@example.com'));
+    // The next SET is that other person's: none went to ssf-a for the one who stayed.
+    const [next] = await since(from + 1, 1);
+    expect([next!.type, next!.payload.aud]).to.deep.equal([`${RISC}/account-purged`, 'ssf-a']);
   });
 
   it('Remove access: the service\'s own access-removed event to that site only', async () => {

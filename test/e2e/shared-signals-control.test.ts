@@ -116,6 +116,15 @@ describe('Shared Signals stream control: the refusals, exactly', () => {
     expect(res.headers.get('retry-after')).to.equal('30');
   });
 
+  it('a stream created without events_requested asks for every event the service sends', async () => {
+    const read = await call('GET', `/ssf/stream?stream_id=${streamId}`, await token(pushSite, 'ssf.read'));
+    const body = read.body as { events_supported: string[]; events_requested: string[]; events_delivered: string[]; delivery: unknown };
+    expect(body.events_requested).to.deep.equal(body.events_supported);
+    expect(body.events_delivered).to.deep.equal(body.events_supported);
+    expect(body.events_supported).to.include.members([`${CAEP}/session-revoked`, `${CAEP}/credential-change`, `${CAEP}/token-claims-change`, `${h.issuer}/secevent/event-type/site-blocked`]);
+    expect(body.delivery).to.deep.equal({ method: 'urn:ietf:rfc:8935', endpoint_url: 'https://receiver.example/ssf' });
+  });
+
   it('replaces (PUT), then deletes a stream: 200, 204, then 404', async () => {
     const manage = await token(pollSite, 'ssf.manage');
     const replaced = await call('PUT', '/ssf/stream', manage, { stream_id: pollStreamId, events_requested: [`${CAEP}/credential-change`], delivery: { method: 'urn:ietf:rfc:8936' } });

@@ -67,7 +67,8 @@ export function settingsFrom(issuer: string, asked: Asked, base: StreamSettings 
   }
   const description = asked.description ?? base?.description;
   return {
-    events_requested: asked.events_requested ?? base?.events_requested ?? [],
+    // A create without events_requested asks for every event the service sends.
+    events_requested: asked.events_requested ?? base?.events_requested ?? supportedEventTypes(issuer),
     delivery: settled,
     ...(description !== undefined ? { description } : {}),
     min_verification_interval: asked.min_verification_interval ?? base?.min_verification_interval ?? DEFAULT_MIN_VERIFICATION_INTERVAL,
