@@ -24,7 +24,8 @@ const receiverSite = (id: string, extra: Partial<ClientMetadata> = {}) => siteCl
   grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: ssfScopes, ...extra,
 });
 
-describe('Shared Signals transmitter', () => {
+// On Redis and on the embedded store (its scripts' twins and the in-process queue).
+for (const embedded of [false, true]) describe(`Shared Signals transmitter (${embedded ? 'embedded store' : 'Redis'})`, () => {
   let h: Harness;
   let receiver: SsfReceiver;
   let metadata: SsfMetadata;
@@ -40,6 +41,7 @@ describe('Shared Signals transmitter', () => {
   setUp(async () => {
     receiver = await startSsfReceiver();
     h = await startHarness('ssf', {
+      embedded,
       clients: [pushClient, pollClient],
       allowPrivateFetchHosts: ['127.0.0.1'],
       organizations: [{ id: 'acme', name: 'Acme', admins: ['boss@acme.example'], members: people, clients: ['ssf-push'] }],
