@@ -21,6 +21,16 @@ export const GRANTABLE = new Set([
  * the id (`jti`) is left out of the stored payload: whoever reads Redis, a
  * replica, MONITOR or a backup does not hold live tokens.
  */
+/**
+ * How long a client-credentials token's value is: the plugin's configuration
+ * gives them 288 bits (48 characters; src/provider/configure.ts), so that
+ * introspection and revocation, which oidc-provider also look up as client
+ * credentials once the grant is enabled (Shared Signals receivers use it),
+ * send no store command for a value of any other length.
+ */
+export const CLIENT_CREDENTIALS_BITS = 288;
+export const CLIENT_CREDENTIALS_LENGTH = CLIENT_CREDENTIALS_BITS / 6;
+
 export const CREDENTIALS = new Set([
   'AccessToken',
   'AuthorizationCode',

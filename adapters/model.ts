@@ -17,6 +17,8 @@ export function modelAdapters(deps: {
   consume: Consume;
   /** The writes the current request collects (the token endpoint's batch), if any. */
   collecting: () => Write[] | undefined;
+  /** The length of every client-credentials token value, when the configuration fixes it (StoreAdapterOptions). */
+  clientCredentialsLength?: number | undefined;
 }): (model: string) => Adapter {
   const { store, keys, records, tokenReads } = deps;
 
@@ -46,6 +48,8 @@ export function modelAdapters(deps: {
     find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Grant') return tokenReads.readOnce(this.key(id), 'Grant');
       if (this.model === 'Session') return records.readMarked('Session', this.key(id));
+      // Not a client-credentials value (keys.ts, CLIENT_CREDENTIALS_LENGTH): introspection's and revocation's second look costs nothing.
+      if (this.model === 'ClientCredentials' && deps.clientCredentialsLength !== undefined && id.length !== deps.clientCredentialsLength) return Promise.resolve(undefined);
       if (!GRANTABLE.has(this.model)) return records.read(this.key(id), CREDENTIALS.has(this.model) ? id : undefined);
       return tokenReads.readToken(this.model, this.key(id), id);
     }

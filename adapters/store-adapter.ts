@@ -28,7 +28,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions = 
   const tokenReads = createTokenReads({ store, keys, records, states, leewayMs: leeway.leewayMs, withinLeeway: leeway.withinLeeway });
   const consume = createConsume({ store, keys, records, leeway, states, options });
   const batch = createBatch({ store, keys, records, consume, leeway, states });
-  const factory = modelAdapters({ store, keys, records, tokenReads, consume, collecting: batch.collecting });
+  const factory = modelAdapters({ store, keys, records, tokenReads, consume, collecting: batch.collecting, clientCredentialsLength: options.clientCredentialsLength });
 
   const endBefore = (key: string, field: 'grants' | 'sessions', keep = '') =>
     store.run(commands.endBefore(), [key], [field, Date.now(), keep]).then(Number);

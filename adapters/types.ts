@@ -20,6 +20,13 @@ export interface AnswerAgainEvent {
 
 export interface StoreAdapterOptions {
   /**
+   * The length every client-credentials token value has (the plugin's
+   * configuration makes them so: adapters/keys.ts): a ClientCredentials
+   * lookup of a value of another length answers "not found" without a store
+   * command. Unset (the adapter alone): every lookup reads the store.
+   */
+  clientCredentialsLength?: number | undefined;
+  /**
    * Seconds added to every record's lifetime so that a token the provider
    * still accepts under its own `clockTolerance` is still found. Default 15.
    */

@@ -17,6 +17,7 @@ import { recordSignIns } from './provider/record-sign-in.ts';
 import { warnOfInsecureCookies } from './provider/secure-cookies.ts';
 import { batchTokenWrites } from './provider/token-batch.ts';
 import { ownRoutes } from './routes.ts';
+import { sessionEndSignals } from './provider/ssf-signals.ts';
 import { watchReuse } from './theft/watch-reuse.ts';
 
 /**
@@ -48,4 +49,5 @@ export function attachTo(provider: Provider, parts: Parts, configured: Configura
   provider.use(newBrowserNotices(provider, { browsers: parts.browsers, notices: parts.notices, logger }));
   provider.use(ownRoutes(provider, parts).middleware);
   watchReuse(provider, theft.report, (ctx) => adapter.consumedSource(ctx));
+  sessionEndSignals(provider, parts.transmitter, logger);
 }

@@ -33,3 +33,5 @@ export type { ConsolePerson, ConsoleSection, ConsoleSections } from './host.ts';
 export type { Locale } from './i18n/index.ts';
 export { LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, REPLAY_EVENT, UNAVAILABLE_EVENT } from './events.ts';
 export type { LetterEvent, NotifiedEvent, SignoutNotifyEventName, SignoutNotifyEvents, UnavailableEvent } from './events.ts';
+export type { CredentialChange, CredentialType, SharedSignals } from './ssf/host-api.ts';
+export { EVENT_TYPES as SECURITY_EVENT_TYPES } from './ssf/event-types.ts';

@@ -6,6 +6,7 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 type FindAccount = NonNullable<Configuration['findAccount']>;
 
+import { CLIENT_CREDENTIALS_LENGTH } from '../adapters/keys.ts';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
 import type { ContactLookup, Logger } from './host.ts';
@@ -31,6 +32,12 @@ import { createLastUsed } from './sites/last-used.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 import { createTheftNotices } from './theft/notice.ts';
 import { createTheft } from './theft/theft.ts';
+import { subjectFor } from './provider/subject.ts';
+import { bullmqSsfQueue, memorySsfQueue } from './ssf/set-queue.ts';
+import { setSigner, type Jwks } from './ssf/sign.ts';
+import { createStreams } from './ssf/streams.ts';
+import { createTransmitter, type Signaller } from './ssf/transmitter.ts';
+import type { TheftNotice } from './theft/notice.ts';
 
 /**
  * The provider the plugin serves, once known: attach() sets `attached`, a
@@ -40,6 +47,27 @@ export interface Providers {
   attached?: Provider | undefined;
   forLetters?: Provider | undefined;
   findAccount?: FindAccount | undefined;
+  /** The signing keys configure() was given (Shared Signals signs SETs with them). */
+  jwks?: Jwks | undefined;
+}
+
+/** Bounds of what Shared Signals keeps per site (docs/shared-signals.md). */
+export const SSF_LIMITS = {
+  heldMax: 1000,
+  heldTtlMs: 7 * 86_400_000,
+  pollMax: 1000,
+  pollTtlMs: 7 * 86_400_000,
+  pushTimeoutMs: 10_000,
+};
+
+/** Theft ends the sign-in at its site: the person's notice, and CAEP session-revoked to the site (beside it, not after). */
+function theftNoticeAndSignal(notice: TheftNotice, signal: Signaller): TheftNotice {
+  return async (event) => {
+    const told = event.accountId && event.clientId
+      ? signal({ kind: 'session_revoked', accountId: event.accountId, clientIds: [event.clientId], reason: 'theft', fields: { initiating_entity: 'system' } })
+      : undefined;
+    await Promise.all([notice(event), told]);
+  };
 }
 
 /**
@@ -70,6 +98,8 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   };
 
   const storeAdapter = createStoreAdapter(store, {
+    // configure() makes every client-credentials token this long (Shared Signals receivers use them).
+    clientCredentialsLength: CLIENT_CREDENTIALS_LENGTH,
     clockTolerance: options.clockTolerance,
     defaultTtl: options.defaultTtl,
     refreshReuseLeeway: options.refreshReuseLeeway,
@@ -93,10 +123,12 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const mailer = createMailer(options.mail);
   const sites = createConnectedSites(store);
   const organizations = createOrganizations(store, options.organizations);
-  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider });
+  // Shared Signals causes: one queued job each (the transmitter is made below, with the contacts).
+  const signal: Signaller = (cause) => transmitter.signal(cause);
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal });
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
-    store, adapter, sites, access, logger, provider,
+    store, adapter, sites, access, logger, provider, signal,
     toldEnded: (accountId, browser) => notices.give(accountId, 'sessions_ended', { browser }),
   });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
@@ -128,7 +160,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const theft = createTheft({
     logger,
     emit,
-    notice: createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }),
+    notice: theftNoticeAndSignal(createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }), signal),
   });
   const recentSignIn = recentSignIns(provider, options.console.recentSignInSeconds);
   const sendLetter = letterSender({
@@ -136,7 +168,23 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
   });
 
+  const ssfOptions = { ...options.letters, keepSeconds: 3600 };
+  const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
+  const streams = createStreams(store);
+  const signingProvider = () => providers.attached ?? providers.forLetters;
+  const transmitter = createTransmitter({
+    store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS,
+    issuer: () => signingProvider()?.issuer,
+    sign: setSigner(() => providers.jwks),
+    async subject(accountId, clientId) {
+      const provider = signingProvider();
+      const client = await provider?.Client.find(clientId).catch(() => undefined);
+      return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
+    },
+  });
+
   return {
+    streams, ssfQueue, transmitter,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
   };

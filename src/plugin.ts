@@ -7,6 +7,7 @@ import { isSecurityNoticeKind, SECURITY_NOTICE_KINDS } from './notify/security-n
 import { createParts, type Providers } from './parts.ts';
 import { configureProvider } from './provider/configure.ts';
 import type { SignoutNotify } from './signout-notify.ts';
+import { createSharedSignals } from './ssf/host-api.ts';
 
 export type { SignoutNotify } from './signout-notify.ts';
 
@@ -46,6 +47,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       throw new TypeError('oidc-signout-notify: startLetterWorker(provider) needs the provider (built with the service\'s configuration) when the plugin is not attached');
     }
     letters.startWorker(parts.sendLetter);
+    parts.ssfQueue.startWorker(parts.transmitter.process);
   };
 
   return {
@@ -62,7 +64,10 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     preferences,
     letters,
     startLetterWorker,
-    stopLetterWorker: () => letters.stopWorker(),
+    stopLetterWorker: async () => {
+      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker()]);
+    },
+    sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
     on(event, listener) {
       events.on(event, listener);
       return () => { events.off(event, listener); };
@@ -101,6 +106,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
         lastUsed: parts.lastUsed,
       });
       configured = made;
+      providers.jwks = host.jwks as typeof providers.jwks;
       // The reuse leeway checks the account as a refresh would (parts.ts, accountLives).
       providers.findAccount = made.findAccount;
       return made;
@@ -113,6 +119,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     },
     async close() {
       await letters.close();
+      await parts.ssfQueue.close();
       await mailer.close();
       await store.close();
     },

@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 
 import { notifyRoutes } from './api/notify.ts';
 import { openApiRoutes } from './api/openapi.ts';
+import { ssfRoutes } from './api/ssf/routes.ts';
 import { unsubscribeRoutes } from './api/unsubscribe.ts';
 import { consoleData } from './console/data.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -40,7 +41,8 @@ export function ownPathMatcher(table: OwnRoute[]): (path: string) => boolean {
 
 /**
  * The plugin's own routes on a provider: the person's console, POST
- * /api/notify, its OpenAPI document and the letters' unsubscribe links, in
+ * /api/notify, its OpenAPI document, the Shared Signals transmitter and the
+ * letters' unsubscribe links, in
  * one router; its table
  * (docs/routes.md lists it) and the path check derived from it.
  */
@@ -59,6 +61,7 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
       notified: (clientId: string, result: NotificationResult) => parts.emit(NOTIFIED_EVENT, { clientId, result }),
     }).routes(),
     openApiRoutes(logger).routes(),
+    ssfRoutes({ provider, streams: parts.streams, transmitter: parts.transmitter, logger, allowPrivateFetchHosts: options.allowPrivateFetchHosts }).routes(),
     unsubscribeRoutes({ provider, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
   );
   const table = routeTable(router);

@@ -15,6 +15,7 @@ import type { ResolvedOptions } from './options.ts';
 import type { Organizations } from './orgs/organizations.ts';
 import type { Preferences } from './preferences.ts';
 import type { Sessions } from './sessions/sessions.ts';
+import type { SharedSignals } from './ssf/host-api.ts';
 import type { BlockResult, RemoveAccessResult, RemoveMemberResult, UnblockResult } from './sites/access.ts';
 import type { ConnectedSite, ConnectedSites } from './sites/connected-sites.ts';
 import type { Store } from './store/store.ts';
@@ -52,6 +53,13 @@ export interface SignoutNotify {
    * graceful shutdown.
    */
   startLetterWorker(provider?: Provider): void;
+  /**
+   * Tells the person's sites through Shared Signals (CAEP credential-change,
+   * RISC account-disabled, account-purged, identifier-changed): the host
+   * calls these when it changes the account (docs/shared-signals.md). The
+   * letter worker delivers the SETs too.
+   */
+  readonly sharedSignals: SharedSignals;
   /** Stops sending letters in this process once the letters in hand are sent; the rest wait for another worker. */
   stopLetterWorker(): Promise<void>;
   /**

@@ -31,6 +31,8 @@ export interface ConsoleWaysDeps {
   recentSignIn: SignoutNotify['recentSignIn'];
   /** The plugin's security notices: a passkey added or removed, an account linked or unlinked, is told. */
   securityNotice: SignoutNotify['securityNotice'];
+  /** Tells the person's sites through Shared Signals (CAEP credential-change). */
+  sharedSignals: SignoutNotify['sharedSignals'];
 }
 
 const ADD_PASSKEY: RecentSignInRequest = { action: 'add_passkey', back: '/console#passkeys' };
@@ -180,6 +182,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       }
       logger.info('passkey added', { accountId: account.accountId });
       await deps.securityNotice(account.accountId, 'passkey_added', { name: passkey.name, ref: passkey.id });
+      await deps.sharedSignals.credentialChange(account.accountId, { change: 'passkey_added', friendlyName: passkey.name });
       back(ctx, 'passkey_added');
     });
 
@@ -216,6 +219,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
         logger.info('passkey removed', { accountId: account.accountId });
         const { name } = JSON.parse(result.removed) as Pick<Passkey, 'name'>;
         await deps.securityNotice(account.accountId, 'passkey_removed', { name, ref: ctx.params.id! });
+        await deps.sharedSignals.credentialChange(account.accountId, { change: 'passkey_removed', friendlyName: name });
       }
       back(ctx, 'removed' in result ? 'passkey_removed' : 'passkey_last');
     });
@@ -249,6 +253,7 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       if ('removed' in result) {
         logger.info('upstream account unlinked', { upstream: upstream.id, accountId: account.accountId });
         await deps.securityNotice(account.accountId, 'account_unlinked', { name: upstream.name, ref: upstream.id });
+        await deps.sharedSignals.credentialChange(account.accountId, { change: 'account_unlinked' });
       }
       back(ctx, 'removed' in result ? 'upstream_unlinked' : 'upstream_last');
     });
@@ -265,7 +270,10 @@ export function consoleWays(deps: ConsoleWaysDeps) {
         const identity = await upstreams!.clients.identity(upstream, record, new URLSearchParams(ctx.querystring), state);
         const result = await upstreams!.links.link(who.account.accountId, upstream.id, identity);
         logger.info(result === 'linked' ? 'upstream account linked' : 'upstream account not linked', { upstream: upstream.id, accountId: who.account.accountId, result });
-        if (result === 'linked') await deps.securityNotice(who.account.accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+        if (result === 'linked') {
+          await deps.securityNotice(who.account.accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+          await deps.sharedSignals.credentialChange(who.account.accountId, { change: 'account_linked' });
+        }
         back(ctx, `upstream_${result}`);
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;

@@ -36,6 +36,8 @@ export interface InteractionDeps {
   store: Store;
   /** The plugin's security notices: an upstream account linked to an existing one is told. */
   securityNotice: SignoutNotify['securityNotice'];
+  /** Tells the person's sites through Shared Signals (CAEP credential-change) when an account is linked. */
+  sharedSignals: SignoutNotify['sharedSignals'];
 }
 
 /**
@@ -49,7 +51,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const { ipLimits } = loginCodes;
   const router = new Router();
   const linkFirst = deps.upstreams && createLinkFirst({
-    store: deps.store, accounts, upstreams: deps.upstreams, passkeys: deps.passkeys, securityNotice: deps.securityNotice,
+    store: deps.store, accounts, upstreams: deps.upstreams, passkeys: deps.passkeys, securityNotice: deps.securityNotice, sharedSignals: deps.sharedSignals,
     logger: deps.logger, serviceName, issuer: () => provider.issuer,
     sendCode: (ctx, s, email) => code.send(ctx, s, email),
   });
@@ -60,7 +62,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const code = codeSignIn(router, kit, { accounts, loginCodes, mailer: deps.mailer, serviceName });
   if (deps.passkeys) passkeyInteractionRoutes(router, kit, { ...deps.passkeys, accounts, ipLimits, logger: deps.logger, serviceName, issuer: () => provider.issuer });
   if (deps.upstreams && linkFirst) {
-    upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits, logger: deps.logger, issuer: () => provider.issuer, linkFirst, securityNotice: deps.securityNotice });
+    upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits, logger: deps.logger, issuer: () => provider.issuer, linkFirst, securityNotice: deps.securityNotice, sharedSignals: deps.sharedSignals });
     linkFirst.routes(router, kit);
   }
 

@@ -213,7 +213,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
   provider.use(operations.middleware);
   ways = signInWays({ issuer: settings.issuer, serviceName, upstreams: settings.upstreams ?? [], plugin, accounts, ipLimits: loginCodes.ipLimits, secret });
   ways.mount(provider);
-  const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret, logger, passkeys: ways.passkeys, upstreams: ways.upstreams, store: plugin.store, securityNotice: plugin.securityNotice });
+  const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret, logger, passkeys: ways.passkeys, upstreams: ways.upstreams, store: plugin.store, securityNotice: plugin.securityNotice, sharedSignals: plugin.sharedSignals });
   provider.use(router.routes());
   plugin.attach(provider);
 

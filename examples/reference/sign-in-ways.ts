@@ -50,7 +50,7 @@ export function signInWays(input: {
       routes = consoleWays({
         provider, accounts: input.accounts, preferences: plugin.preferences, ipLimits: input.ipLimits, logger: plugin.logger,
         serviceName: input.serviceName, secret: input.secret, passkeys, upstreams,
-        recentSignIn: plugin.recentSignIn, securityNotice: plugin.securityNotice,
+        recentSignIn: plugin.recentSignIn, securityNotice: plugin.securityNotice, sharedSignals: plugin.sharedSignals,
       });
       if (files) provider.use(files.routes);
       provider.use(routes.routes.routes());

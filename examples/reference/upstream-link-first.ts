@@ -40,6 +40,8 @@ export interface LinkFirstDeps {
   upstreams: UpstreamSupport;
   passkeys?: PasskeySupport | undefined;
   securityNotice: SignoutNotify['securityNotice'];
+  /** Tells the person's sites through Shared Signals (CAEP credential-change) when an account is linked. */
+  sharedSignals: SignoutNotify['sharedSignals'];
   logger: Logger;
   serviceName: string;
   /** Sends a code to the address for this interaction (code-sign-in.ts); a refusal's sentence when the limits say no. */
@@ -117,7 +119,10 @@ export function createLinkFirst(deps: LinkFirstDeps) {
       if (!upstream) return undefined;
       const result = await upstreams.links.link(accountId, upstream.id, pending.identity);
       logger.info(result === 'linked' ? 'upstream account linked after the account was proved' : 'upstream account not linked', { upstream: upstream.id, accountId, result });
-      if (result === 'linked') await deps.securityNotice(accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+      if (result === 'linked') {
+        await deps.securityNotice(accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+        await deps.sharedSignals.credentialChange(accountId, { change: 'account_linked' });
+      }
       return pending.amr;
     },
 

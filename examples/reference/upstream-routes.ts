@@ -19,6 +19,8 @@ interface Deps extends UpstreamSupport {
   issuer: () => string;
   linkFirst: LinkFirst;
   securityNotice: SignoutNotify['securityNotice'];
+  /** Tells the person's sites through Shared Signals (CAEP credential-change) when an account is linked. */
+  sharedSignals: SignoutNotify['sharedSignals'];
 }
 
 const FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
@@ -80,7 +82,10 @@ async function accountFor(deps: Deps, upstream: Upstream, identity: UpstreamIden
   // Two first sign-ins at once: the one that linked first wins.
   if (result === 'taken') return { accountId: (await deps.links.owner(upstream.id, identity.sub)) ?? account.accountId };
   deps.logger.info(result === 'linked' ? 'upstream account linked' : 'upstream sign-in by verified address; the account keeps its other link', { upstream: upstream.id, accountId: account.accountId, ...(existing ? { trustedDomain: true } : {}) });
-  if (existing && result === 'linked') await deps.securityNotice(account.accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+  if (existing && result === 'linked') {
+    await deps.securityNotice(account.accountId, 'account_linked', { name: upstream.name, ref: upstream.id });
+    await deps.sharedSignals.credentialChange(account.accountId, { change: 'account_linked' });
+  }
   return { accountId: account.accountId };
 }
 

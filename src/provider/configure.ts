@@ -1,5 +1,6 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
+import { CLIENT_CREDENTIALS_BITS } from '../../adapters/keys.ts';
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { ContactLookup, Logger } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
@@ -10,6 +11,9 @@ import { consoleGrant } from './console-client.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
 import { introspectionWithStrength, strengthClaims, strengthTokenClaims } from './sign-in-strength.ts';
 import { interactionUrl, siteAccessPolicy } from './site-access-policy.ts';
+
+/** The scopes of a Shared Signals receiver's access token: to change its stream, to read it. */
+export const SSF_SCOPES = ['ssf.manage', 'ssf.read'] as const;
 
 type Features = NonNullable<Configuration['features']>;
 
@@ -47,6 +51,17 @@ export function allowedResponseModes(configuration: Configuration): readonly str
  */
 const isBackchannelLogout = (init: RequestInit) =>
   init.method === 'POST' && init.body instanceof URLSearchParams && init.body.has('logout_token');
+
+type Bits = NonNullable<NonNullable<Configuration['formats']>['bitsOfOpaqueRandomness']>;
+
+/** The host's randomness for every token but client credentials, which get CLIENT_CREDENTIALS_BITS. */
+function clientCredentialsBits(host: Bits | undefined): Bits {
+  return ((ctx: KoaContextWithOIDC, token: { kind?: string }) => {
+    if (token.kind === 'ClientCredentials') return CLIENT_CREDENTIALS_BITS;
+    if (typeof host === 'function') return (host as (c: KoaContextWithOIDC, t: unknown) => number)(ctx, token);
+    return host ?? 256;
+  }) as Bits;
+}
 
 /** A host's policy, when it has one, is asked first and can say no; then the plugin's runs. */
 function both<P extends Policy>(host: P | undefined, ours: P): P {
@@ -125,8 +140,17 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       policy: siteAccessPolicy(host.interactions?.policy, { sites: deps.sites, orgs: deps.orgs }),
       url: interactionUrl(host.interactions?.url),
     },
+    // Client-credentials tokens are 288 bits long, so that the adapter tells them from others by their length
+    // (adapters/keys.ts: introspection and revocation send no extra command for them).
+    formats: {
+      ...host.formats,
+      bitsOfOpaqueRandomness: clientCredentialsBits(host.formats?.bitsOfOpaqueRandomness),
+    },
+    // Shared Signals receivers get their access tokens by client credentials, with these scopes (src/api/ssf/).
+    scopes: [...new Set([...(host.scopes ?? ['openid', 'offline_access']), ...SSF_SCOPES])],
     features: {
       ...hostFeatures,
+      clientCredentials: { ...hostFeatures.clientCredentials, enabled: true },
       revocation: {
         ...hostFeatures.revocation,
         enabled: true,

@@ -1,4 +1,5 @@
 import type Provider from 'oidc-provider';
+import type { Signaller } from '../ssf/transmitter.ts';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import { CONSOLE_CLIENT_ID } from '../console-client.ts';
@@ -51,6 +52,8 @@ export interface SessionsDeps {
   access: SiteAccess;
   logger: Logger;
   provider: () => Provider | undefined;
+  /** Tells the sites through Shared Signals (src/ssf/). */
+  signal?: Signaller | undefined;
 }
 
 /**
@@ -122,12 +125,19 @@ export function createSessions(deps: SessionsDeps) {
       // The kept session's own sign-ins at sites stay.
       const keptSids = new Set(Object.values(kept?.authorizations ?? {}).map((a) => a.sid).filter((sid): sid is string => sid !== undefined));
       const sites = await deps.sites.list(accountId);
+      const told: string[] = [];
       await Promise.all(sites.map(async ({ clientId }) => {
         const sids = (await deps.sites.sids(accountId, clientId)).filter((sid) => !keptSids.has(sid));
         if (sids.length === 0) return;
+        told.push(clientId);
         await deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], sids);
         await deps.access.backchannelLogout(accountId, clientId, sids);
       }));
+      // The person's "sign out everywhere" (from a browser), or the service's endAccountAccess.
+      const byPerson = fromUserAgent !== undefined;
+      if (told.length > 0) {
+        await deps.signal?.({ kind: 'session_revoked', accountId, clientIds: told, reason: byPerson ? 'sign_out_everywhere' : 'service', fields: { initiating_entity: byPerson ? 'user' : 'admin' } });
+      }
       deps.logger.info(keep ? 'the person\'s other service sessions ended' : 'every service session of the person ended', { listed: listed.length });
       if (fromUserAgent !== undefined) {
         const { browser, os } = describeDevice(fromUserAgent);
@@ -153,6 +163,8 @@ export function createSessions(deps: SessionsDeps) {
         ...authorizations.flatMap(([clientId, a]) => (a.sid ? [deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], [a.sid])] : [])),
       ]);
       deps.logger.info('service session ended from the console', { sites: authorizations.length });
+      const clientIds = authorizations.map(([clientId]) => clientId).filter((clientId) => clientId !== CONSOLE_CLIENT_ID);
+      if (clientIds.length > 0) await deps.signal?.({ kind: 'session_revoked', accountId, clientIds, reason: 'sign_out', fields: { initiating_entity: 'user' } });
       await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : []))));
       return true;
     },

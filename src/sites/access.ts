@@ -6,6 +6,7 @@ import type { Store } from '../store/store.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites, SiteStatus } from './connected-sites.ts';
 import { backchannelLogoutOf } from '../provider-types.ts';
+import type { Signaller } from '../ssf/transmitter.ts';
 
 export interface AccessDeps {
   sites: ConnectedSites;
@@ -15,6 +16,8 @@ export interface AccessDeps {
   logger: Logger;
   /** The provider, once the plugin is attached (back-channel logout needs its keys). */
   provider: () => Provider | undefined;
+  /** Tells the sites through Shared Signals (src/ssf/): one queued job per cause. */
+  signal?: Signaller | undefined;
 }
 
 export type BlockResult = 'blocked' | 'already_blocked' | 'not_connected';
@@ -79,6 +82,7 @@ export function createSiteAccess(deps: AccessDeps) {
     if (previous === 'blocked') return 'blocked';
     // Again when already removed: heals a half-done earlier attempt, sends nothing otherwise.
     await cutAccess(accountId, clientId);
+    if (previous === 'connected') await deps.signal?.({ kind: 'access_removed', accountId, clientIds: [clientId], reason: 'access_removed', fields: { initiating_entity: 'user' } });
     return previous === 'connected' ? 'removed' : 'already_removed';
   }
 
@@ -95,6 +99,7 @@ export function createSiteAccess(deps: AccessDeps) {
       if (previous === undefined) return 'not_connected';
       // Again when already blocked: heals a half-done earlier attempt, sends nothing otherwise.
       await cutAccess(accountId, clientId);
+      if (previous !== 'blocked') await deps.signal?.({ kind: 'site_blocked', accountId, clientIds: [clientId], reason: 'site_blocked', fields: { initiating_entity: 'user' } });
       return previous === 'blocked' ? 'already_blocked' : 'blocked';
     },
 
@@ -123,8 +128,16 @@ export function createSiteAccess(deps: AccessDeps) {
       const result = await orgs.recordRemoval(orgId, accountId);
       if (result !== 'removed' && result !== 'already_removed') return result;
       const org = orgs.get(orgId)!;
+      const cut: string[] = [];
       for (const clientId of org.clients) {
-        if (!(await orgs.mayUse(accountId, clientId))) await cutAccess(accountId, clientId);
+        if (!(await orgs.mayUse(accountId, clientId))) {
+          await cutAccess(accountId, clientId);
+          cut.push(clientId);
+        }
+      }
+      // CAEP token-claims-change: the membership the site's tokens stood on is gone (one txn for all its sites).
+      if (result === 'removed' && cut.length > 0) {
+        await deps.signal?.({ kind: 'token_claims_change', accountId, clientIds: cut, reason: 'org_removed', fields: { initiating_entity: 'admin', claims: { org_id: orgId, org_member: false } } });
       }
       logger.info('organization member removed', { orgId });
       return result;

@@ -154,7 +154,9 @@ for (const embedded of [false, true]) {
 
     it('leaves no key without a TTL except the documented persistent keys (accounts, connected sites, subjects, the letter queue’s metadata and its finished letters, which the worker removes after a day)', async () => {
       // The theft above queued a letter to the person (docs/security.md "Told when a sign-in was stolen".
-      const left = await keysWithoutTtl(h.reference.plugin.store, [/:account:\{/, /:account-email:\{/, /:site:\{[^}]+\}:subjects$/, /:\{letters\}:letters:(?:meta|id|events|completed|[\w-]{22})$/]);
+      const left = await keysWithoutTtl(h.reference.plugin.store, [/:account:\{/, /:account-email:\{/, /:site:\{[^}]+\}:subjects$/, /:\{letters\}:letters:(?:meta|id|events|completed|[\w-]{22})$/,
+        // The Shared Signals queue's metadata and its finished jobs (a sign-out is a cause), removed by its worker after an hour.
+        /:\{ssf\}:ssf:(?:meta|id|events|completed|(?:signal|set)\.[\w.-]+)$/]);
       expect(left).to.deep.equal([]);
     });
   });

@@ -17,7 +17,11 @@ import { t } from '../../src/i18n/index.ts';
 import { PHONE } from '../helpers/axe.ts';
 import { mark, problems, step, type Chromium } from '../helpers/browser.ts';
 import { passkeySteps, startPasskeysWorld, virtualAuthenticator } from '../helpers/passkeys-browser.ts';
-import { notifyAs, type Harness } from '../helpers/reference.ts';
+import { decodeJwt } from 'jose';
+import * as oidc from 'openid-client';
+
+import { documentedFetch } from '../helpers/openapi.ts';
+import { discover, notifyAs, type Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 
 describe('passkeys in Chromium with its virtual authenticator', function () {
@@ -35,6 +39,12 @@ describe('passkeys in Chromium with its virtual authenticator', function () {
 
   it('adds a passkey in the console, signs out, signs back in with it through the site, and removes it', async () => {
     const from = mark(chromium.log);
+    // The site polls Shared Signals for credential changes (the reference provider's console tells them).
+    const { access_token: ssf } = await oidc.clientCredentialsGrant(await discover(h, client), { scope: 'ssf.manage' });
+    const ssfCall = async (path: string, body: unknown) => documentedFetch(`${h.issuer}${path}`, {
+      method: 'POST', headers: { authorization: `Bearer ${ssf}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    expect((await ssfCall('/ssf/stream', { events_requested: ['https://schemas.openid.net/secevent/caep/event-type/credential-change'], delivery: { method: 'urn:ietf:rfc:8936' } })).status).to.equal(201);
     const context = await chromium.newContext({ viewport: PHONE });
     try {
       const page = await context.newPage();
@@ -96,6 +106,19 @@ describe('passkeys in Chromium with its virtual authenticator', function () {
       expect(await page.getByLabel('Email address').count()).to.equal(1);
       await page.waitForFunction('true');
       expect(await auth.credentials(), 'the authenticator forgot the passkey').to.deep.equal([]);
+
+      // The site heard of both: credential-change create, then delete, in its subject for the person.
+      let polled: Record<string, string> = {};
+      for (let i = 0; i < 100 && Object.keys(polled).length < 2; i += 1) {
+        polled = (await (await ssfCall('/ssf/poll', { maxEvents: 10, returnImmediately: true })).json() as { sets: Record<string, string> }).sets;
+        if (Object.keys(polled).length < 2) await new Promise((r) => setTimeout(r, 50));
+      }
+      const changes = Object.values(polled).map((set) => decodeJwt(set)).sort((x, y) => Number(x.iat) - Number(y.iat));
+      const change = (set: Record<string, unknown>) => Object.values(set.events as Record<string, Record<string, unknown>>)[0]!;
+      expect(changes.map((set) => [set.sub_id, change(set).change_type, change(set).friendly_name]).sort((x, y) => String(x[1]).localeCompare(String(y[1])))).to.deep.equal([
+        [{ format: 'iss_sub', iss: h.issuer, sub: first.sub }, 'create', 'Test laptop'],
+        [{ format: 'iss_sub', iss: h.issuer, sub: first.sub }, 'delete', 'Work laptop'],
+      ]);
     } finally {
       await context.close();
     }

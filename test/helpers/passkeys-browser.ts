@@ -37,7 +37,11 @@ export async function startPasskeysWorld(name: string): Promise<PasskeysWorld> {
   };
   try {
     const site = world.site = await startSiteServer();
-    const client = world.client = siteClient('pk-site', { client_name: 'Passkey Shop', redirect_uris: [`${site.origin}/pk-site/callback`] });
+    // It also polls Shared Signals (client credentials with ssf.manage), to hear of passkeys added and removed.
+    const client = world.client = siteClient('pk-site', {
+      client_name: 'Passkey Shop', redirect_uris: [`${site.origin}/pk-site/callback`],
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: 'openid email offline_access ssf.manage',
+    });
     const h = world.h = await startHarness(name, { clients: [client], host: 'localhost', logger: { info: record, warn: record, error: record } });
     world.config = await discover(h, client);
     world.chromium = await launchChromium({ viewport: PHONE });

@@ -13,10 +13,12 @@ import { createDocument, type ZodOpenApiComponentsObject, type ZodOpenApiPathsOb
 import { notificationResult } from '../notify/answers.ts';
 import { notificationRequest } from '../notify/read-request.ts';
 import { notifyOperation } from './notify.ts';
+import { SSF_OPENAPI_PATHS } from './ssf.ts';
 
 /** Every path the document describes, and its operations: a route a site calls is added here (docs/api.md). */
 export const PATHS: ZodOpenApiPathsObject = {
   '/api/notify': { post: notifyOperation },
+  ...SSF_OPENAPI_PATHS,
 };
 
 /** Schemas named in the document (a `$ref` wherever they are used), and how a site authenticates. */
@@ -26,6 +28,13 @@ const COMPONENTS: ZodOpenApiComponentsObject = {
     NotificationResult: notificationResult,
   },
   securitySchemes: {
+    ssfBearer: {
+      type: 'oauth2',
+      description: 'A Shared Signals receiver\'s access token (RFC 6750, in the Authorization header only): a registered '
+        + 'confidential site gets one by the client credentials grant at the token endpoint, with scope ssf.manage (to change '
+        + 'its stream) or ssf.read (to read it and poll).',
+      flows: { clientCredentials: { tokenUrl: '/token', scopes: { 'ssf.manage': 'Create, change and delete the site\'s stream, verify it', 'ssf.read': 'Read the site\'s stream and its status, poll' } } },
+    },
     clientSecretBasic: {
       type: 'http',
       scheme: 'basic',

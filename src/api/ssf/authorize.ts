@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+
+import { PluginError } from '../../http/errors.ts';
+
+export const SSF_MANAGE = 'ssf.manage';
+export const SSF_READ = 'ssf.read';
+
+/** What the bearer step found: the site (a confidential client). */
+export interface SsfState {
+  clientId: string;
+}
+
+const challenge = (error?: string, scope?: string) => `Bearer realm="ssf"${error ? `, error="${error}"` : ''}${scope ? `, scope="${scope}"` : ''}`;
+const invalidToken = (description: string, withError = true) => Object.assign(new PluginError('invalid_token', description), { wwwAuthenticate: challenge(withError ? 'invalid_token' : undefined) });
+
+type TokenLike = { clientId?: string; scope?: string; isValid?: boolean; isExpired?: boolean };
+
+/**
+ * The receiver's access token (RFC 6750, in the Authorization header only,
+ * never the query): a client-credentials token (or an access token) the
+ * provider issued, found by its own models, unexpired, of a confidential
+ * site, with one of the scopes the route needs (`ssf.manage` for changes).
+ */
+export function bearer(provider: Provider, scopes: readonly string[]): Middleware<SsfState> {
+  return async (ctx, next) => {
+    const match = /^Bearer ([\x21-\x7e]+)$/i.exec(ctx.get('authorization').trim());
+    if (!match) throw invalidToken('a Bearer access token is required', false);
+    const value = match[1]!;
+    const found = (await provider.ClientCredentials.find(value).catch(() => undefined) as TokenLike | undefined)
+      ?? (await provider.AccessToken.find(value).catch(() => undefined) as TokenLike | undefined);
+    if (!found?.clientId || found.isValid === false || found.isExpired) throw invalidToken('the access token is not valid');
+    const client = await provider.Client.find(found.clientId).catch(() => undefined);
+    if (!client || client.clientAuthMethod === 'none') throw invalidToken('the access token is not valid');
+    const granted = new Set((found.scope ?? '').split(' '));
+    if (!scopes.some((scope) => granted.has(scope))) {
+      throw Object.assign(new PluginError('insufficient_scope', `the access token needs the scope ${scopes.join(' or ')}`), { wwwAuthenticate: challenge('insufficient_scope', scopes[0]) });
+    }
+    ctx.state.clientId = client.clientId;
+    await next();
+  };
+}

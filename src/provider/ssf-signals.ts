@@ -1,0 +1,29 @@
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+import type { Logger } from '../host.ts';
+import { CONSOLE_CLIENT_ID } from '../console-client.ts';
+import type { Transmitter } from '../ssf/transmitter.ts';
+
+/**
+ * A service sign-out at /session/end tells the sites it signed out of
+ * (CAEP session-revoked, initiated by the person): every site of the
+ * session on "Sign out", the asking site alone on "Stay signed in". It
+ * listens to oidc-provider's own event, after the session was ended; the
+ * cause is one queued job, the SETs go out from the worker.
+ */
+export function sessionEndSignals(provider: Provider, transmitter: Transmitter, logger: Logger): void {
+  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+    const { session, params, client } = ctx.oidc;
+    const accountId = session?.accountId;
+    if (!accountId) return;
+    const clientIds = params?.logout
+      ? Object.keys(session.authorizations ?? {}).filter((id) => id !== CONSOLE_CLIENT_ID)
+      : client ? [client.clientId] : [];
+    if (clientIds.length === 0) return;
+    transmitter.signal({
+      kind: 'session_revoked', accountId, clientIds, reason: 'sign_out',
+      fields: { initiating_entity: 'user' },
+    }).catch((err: Error) => logger.error('security event not queued', { reason: err.message }));
+  });
+}

@@ -1,0 +1,175 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+
+import type { Logger } from '../host.ts';
+import { asUnavailable } from '../store/availability.ts';
+import type { Signal } from './signal.ts';
+
+/**
+ * A job of the Shared Signals queue: a cause to fan out to the sites'
+ * streams, or one signed SET to deliver to one site.
+ */
+export type SsfJob =
+  | { kind: 'signal'; id: string; signal: Signal }
+  | { kind: 'set'; id: string; clientId: string; set: string };
+
+export interface SsfQueueOptions {
+  attempts: number;
+  backoffMs: number;
+  concurrency: number;
+  stalledIntervalMs: number;
+  /** Seconds a finished or given-up job is kept (its id stops a second delivery meanwhile). */
+  keepSeconds: number;
+}
+
+export interface SsfQueue {
+  /** Durably queues a job (resolves once stored); the same id twice is one job. */
+  add(job: SsfJob): Promise<void>;
+  startWorker(process: (job: SsfJob) => Promise<void>): void;
+  stopWorker(): Promise<void>;
+  /** Jobs not done yet. */
+  pending(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** BullMQ job ids may not contain ':' beyond its own use; ours are base64url and dots. */
+const jobId = (job: SsfJob) => `${job.kind}.${job.id}`;
+
+/**
+ * The queue on the plugin's Redis, as the letters' (src/notify/letters.ts):
+ * a job stored before the cause's answer survives a crash; a worker that
+ * dies while sending leaves it stalled for another to take up; failures are
+ * retried with exponential backoff. Logs name the site and the job, never
+ * the SET or a header.
+ */
+export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, options: SsfQueueOptions, logger: Logger): SsfQueue {
+  const prefix = `${keyPrefix}{ssf}`;
+  const queue = new Queue<SsfJob>('ssf', { connection: redis as Redis, prefix });
+  queue.on('error', (err) => logger.error('security event queue error', { reason: err.message }));
+  let worker: Worker<SsfJob> | undefined;
+  let connection: Redis | Cluster | undefined;
+  let cleaner: NodeJS.Timeout | undefined;
+  // As the letters' queue: BullMQ's age limits act only when a later job finishes; the worker removes the last ones too.
+  const cleanUp = async () => {
+    for (const state of ['completed', 'failed'] as const) {
+      while ((await queue.clean(options.keepSeconds * 1000, 1000, state)).length === 1000);
+    }
+  };
+  return {
+    async add(job) {
+      await queue.add(job.kind, job, {
+        jobId: jobId(job),
+        attempts: options.attempts,
+        backoff: { type: 'exponential', delay: options.backoffMs },
+        removeOnComplete: { age: options.keepSeconds },
+        removeOnFail: { age: options.keepSeconds },
+      }).catch(asUnavailable);
+    },
+    startWorker(process) {
+      if (worker) return;
+      const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
+      connection = 'isCluster' in redis && redis.isCluster
+        ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
+        : (redis as Redis).duplicate(patient);
+      worker = new Worker<SsfJob>('ssf', async (job: Job<SsfJob>) => process(job.data), {
+        connection: connection as Redis,
+        prefix,
+        concurrency: options.concurrency,
+        stalledInterval: options.stalledIntervalMs,
+        lockDuration: options.stalledIntervalMs,
+        maxStalledCount: 10,
+      });
+      worker.on('error', (err) => logger.error('security event worker error', { reason: err.message }));
+      cleaner = setInterval(() => {
+        cleanUp().catch((err: Error) => logger.error('security event queue cleanup failed', { reason: err.message }));
+      }, Math.min(15 * 60_000, Math.max(250, (options.keepSeconds * 1000) / 4)));
+      cleaner.unref();
+      worker.on('failed', (job, err) => {
+        if (!job) return;
+        const final = job.attemptsMade >= options.attempts;
+        const clientId = job.data.kind === 'set' ? job.data.clientId : undefined;
+        logger.warn(final ? 'security event given up' : 'security event will be retried', { job: job.id, clientId, attempt: job.attemptsMade, reason: err.message });
+      });
+    },
+    async stopWorker() {
+      clearInterval(cleaner);
+      await worker?.close();
+      worker = undefined;
+      connection?.disconnect();
+      connection = undefined;
+    },
+    async pending() {
+      const counts = await queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'waiting-children');
+      return Object.values(counts).reduce((a, b) => a + b, 0);
+    },
+    async close() {
+      clearInterval(cleaner);
+      await worker?.close();
+      await queue.close();
+      connection?.disconnect();
+    },
+  };
+}
+
+/** The embedded store's twin: in this process only, the same retries; lost on restart, as everything embedded. */
+export function memorySsfQueue(options: SsfQueueOptions, logger: Logger): SsfQueue {
+  const known = new Set<string>();
+  const waiting: { job: SsfJob; attempt: number }[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let running = 0;
+  let closed = false;
+  let process: ((job: SsfJob) => Promise<void>) | undefined;
+  let idle: (() => void) | undefined;
+
+  function pump(): void {
+    while (process && !closed && running < options.concurrency && waiting.length > 0) {
+      const next = waiting.shift()!;
+      running += 1;
+      process(next.job).then(() => { known.delete(jobId(next.job)); }, (err: Error) => {
+        const attempt = next.attempt + 1;
+        const clientId = next.job.kind === 'set' ? next.job.clientId : undefined;
+        if (attempt >= options.attempts) {
+          logger.warn('security event given up', { job: jobId(next.job), clientId, attempt, reason: err.message });
+          known.delete(jobId(next.job));
+          return;
+        }
+        logger.warn('security event will be retried', { job: jobId(next.job), clientId, attempt, reason: err.message });
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          waiting.push({ job: next.job, attempt });
+          pump();
+        }, options.backoffMs * 2 ** (attempt - 1));
+        timers.add(timer);
+      }).finally(() => {
+        running -= 1;
+        pump();
+        if (running === 0) idle?.();
+      });
+    }
+  }
+
+  return {
+    async add(job) {
+      if (known.has(jobId(job))) return;
+      known.add(jobId(job));
+      waiting.push({ job, attempt: 0 });
+      queueMicrotask(pump);
+    },
+    startWorker(fn) {
+      process = fn;
+      pump();
+    },
+    async stopWorker() {
+      process = undefined;
+      if (running > 0) await new Promise<void>((resolve) => { idle = resolve; });
+      idle = undefined;
+    },
+    async pending() {
+      return waiting.length + running + timers.size;
+    },
+    async close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+    },
+  };
+}

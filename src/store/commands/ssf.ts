@@ -1,0 +1,29 @@
+/** Shared Signals: a site's stream, its held and polled security events (src/ssf/). */
+import { lazyScript as script } from '../scripts.ts';
+import { pairsToObject } from './generic.ts';
+
+export const ssfStreamPut = script('ssf_stream_put', (kv, [key], [mode, streamId, ...pairs]) => {
+  if (mode === 'create') {
+    if (kv.exists(key!)) return 0;
+  } else {
+    if (kv.hget(key!, 'stream_id') !== streamId) return 0;
+    if (mode === 'replace') kv.del(key!);
+  }
+  kv.hset(key!, pairsToObject(pairs));
+  return 1;
+});
+
+export const ssfBufferAdd = script('ssf_buffer_add', (kv, [key], [max, ttl, jti, value]) => {
+  const all = kv.hgetall(key!);
+  if (jti! in all) return 1;
+  if (Object.keys(all).length >= Number(max)) return 0;
+  kv.hset(key!, { [jti!]: value! });
+  kv.pexpire(key!, Number(ttl));
+  return 1;
+});
+
+export const ssfBufferTake = script('ssf_buffer_take', (kv, [key]) => {
+  const all = Object.entries(kv.hgetall(key!)).flat();
+  kv.del(key!);
+  return all;
+});

@@ -1,0 +1,137 @@
+/**
+ * The Shared Signals stream-control refusals, exactly (status, error code,
+ * body, challenge): a second create 409, a malformed body 400, a missing or
+ * bad token 401 on every operation, a token without the scope 403, an
+ * unknown stream 404, verification too soon 429; then replace and delete.
+ */
+import { expect } from 'chai';
+import * as oidc from 'openid-client';
+
+import { documentedFetch } from '../helpers/openapi.ts';
+import { discover, oauthError, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { setUp } from '../helpers/set-up.ts';
+
+const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
+const receiverSite = (id: string, scope = 'openid email ssf.manage ssf.read') => siteClient(id, { grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope });
+
+describe('Shared Signals stream control: the refusals, exactly', () => {
+  let h: Harness;
+  let pushSite: oidc.Configuration;
+  let pollSite: oidc.Configuration;
+  let plainSite: oidc.Configuration;
+  let streamId: string;
+  let pollStreamId: string;
+
+  setUp(async () => {
+    h = await startHarness('ssf-control', { clients: [receiverSite('ssf-push'), receiverSite('ssf-poll'), receiverSite('ssf-plain', 'openid email')], allowPrivateFetchHosts: ['127.0.0.1'] });
+    [pushSite, pollSite, plainSite] = await Promise.all([discover(h, receiverSite('ssf-push')), discover(h, receiverSite('ssf-poll')), discover(h, receiverSite('ssf-plain', 'openid email'))]);
+    return h;
+  });
+
+  const token = async (config: oidc.Configuration, scope: string) => (await oidc.clientCredentialsGrant(config, { scope })).access_token;
+  const call = async (method: string, path: string, bearer: string | undefined, body?: unknown) => {
+    const res = await documentedFetch(`${h.issuer}${path}`, {
+      method,
+      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) as unknown : undefined, headers: res.headers };
+  };
+
+  before(async () => {
+    const push = await call('POST', '/ssf/stream', await token(pushSite, 'ssf.manage'), { delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: 'https://receiver.example/ssf' } });
+    const poll = await call('POST', '/ssf/stream', await token(pollSite, 'ssf.manage'), { delivery: { method: 'urn:ietf:rfc:8936' } });
+    expect([push.status, poll.status]).to.deep.equal([201, 201]);
+    streamId = (push.body as { stream_id: string }).stream_id;
+    pollStreamId = (poll.body as { stream_id: string }).stream_id;
+    expect((await call('POST', '/ssf/verify', await token(pollSite, 'ssf.manage'), { stream_id: pollStreamId })).status).to.equal(204);
+  });
+
+  const error = (status: number, code: string, description: string) => ({ status, body: { error: code, error_description: description } });
+  const answer = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
+
+  it('a second create is 409 stream_exists', async () => {
+    expect(answer(await call('POST', '/ssf/stream', await token(pushSite, 'ssf.manage'), { delivery: { method: 'urn:ietf:rfc:8936' } })))
+      .to.deep.equal(error(409, 'stream_exists', 'this site has a stream already'));
+  });
+
+  it('a malformed body is 400 invalid_request naming the problem', async () => {
+    const pushManage = await token(pushSite, 'ssf.manage');
+    expect(answer(await call('POST', '/ssf/stream', pushManage, '{not json'))).to.deep.equal(error(400, 'invalid_request', 'body is not valid JSON'));
+    expect(answer(await call('PATCH', '/ssf/stream', pushManage, { stream_id: streamId, colour: 'blue' }))).to.deep.equal(error(400, 'invalid_request', 'unknown field "colour"'));
+    expect(answer(await call('PATCH', '/ssf/stream', pushManage, { stream_id: streamId, delivery: { method: 'urn:ietf:rfc:8935' } })))
+      .to.deep.equal(error(400, 'invalid_request', 'delivery.endpoint_url: is required for push delivery'));
+    expect(answer(await call('POST', '/ssf/status', pushManage, { stream_id: streamId, status: 'asleep' })).status).to.equal(400);
+  });
+
+  it('a receiver\'s token is 48 characters (288 bits: the adapter tells it from others by that) and introspects as active', async () => {
+    const value = await token(pushSite, 'ssf.read');
+    expect(value).to.have.length(48);
+    expect(await oidc.tokenIntrospection(pushSite, value)).to.deep.include({ active: true, client_id: 'ssf-push', scope: 'ssf.read' });
+    await oidc.tokenRevocation(pushSite, value);
+    expect(answer(await call('GET', '/ssf/stream', value))).to.deep.equal(error(401, 'invalid_token', 'the access token is not valid'));
+  });
+
+  it('a missing or bad token is 401 invalid_token with a Bearer challenge, on every operation', async () => {
+    for (const [method, path] of [['POST', '/ssf/stream'], ['GET', `/ssf/stream?stream_id=${streamId}`], ['PATCH', '/ssf/stream'], ['PUT', '/ssf/stream'], ['DELETE', `/ssf/stream?stream_id=${streamId}`], ['POST', '/ssf/verify'], ['POST', '/ssf/poll']] as const) {
+      const body = method === 'GET' || method === 'DELETE' ? undefined : { stream_id: streamId };
+      const missing = await call(method, path, undefined, body);
+      expect(answer(missing), `${method} ${path}`).to.deep.equal(error(401, 'invalid_token', 'a Bearer access token is required'));
+      expect(missing.headers.get('www-authenticate')).to.equal('Bearer realm="ssf"');
+      const bad = await call(method, path, 'not-a-token', body);
+      expect(answer(bad), `${method} ${path}`).to.deep.equal(error(401, 'invalid_token', 'the access token is not valid'));
+      expect(bad.headers.get('www-authenticate')).to.equal('Bearer realm="ssf", error="invalid_token"');
+    }
+  });
+
+  it('a token without ssf.manage may read but not change: 403 insufficient_scope', async () => {
+    const read = await token(pushSite, 'ssf.read');
+    const res = await call('POST', '/ssf/verify', read, { stream_id: streamId });
+    expect(answer(res)).to.deep.equal(error(403, 'insufficient_scope', 'the access token needs the scope ssf.manage'));
+    expect(res.headers.get('www-authenticate')).to.equal('Bearer realm="ssf", error="insufficient_scope", scope="ssf.manage"');
+    expect((await call('GET', `/ssf/stream?stream_id=${streamId}`, read)).status).to.equal(200);
+    expect(answer(await call('GET', '/ssf/stream', read))).to.have.property('status', 200);
+    // A site not registered for the Shared Signals scopes gets none, and a token without them reads nothing.
+    expect(await oauthError(token(plainSite, 'ssf.manage'))).to.equal('invalid_scope');
+    expect(answer(await call('GET', '/ssf/stream', await token(plainSite, 'email'))))
+      .to.deep.equal(error(403, 'insufficient_scope', 'the access token needs the scope ssf.read or ssf.manage'));
+  });
+
+  it('an unknown stream is 404 not_found on read, update, replace and delete', async () => {
+    const manage = await token(pushSite, 'ssf.manage');
+    const notFound = error(404, 'not_found', 'no such stream');
+    expect(answer(await call('GET', '/ssf/stream?stream_id=nope', manage))).to.deep.equal(notFound);
+    expect(answer(await call('PATCH', '/ssf/stream', manage, { stream_id: 'nope', description: 'x' }))).to.deep.equal(notFound);
+    expect(answer(await call('PUT', '/ssf/stream', manage, { stream_id: 'nope', delivery: { method: 'urn:ietf:rfc:8936' } }))).to.deep.equal(notFound);
+    expect(answer(await call('DELETE', '/ssf/stream?stream_id=nope', manage))).to.deep.equal(notFound);
+    // Another site's stream is unknown to this one.
+    expect(answer(await call('GET', `/ssf/stream?stream_id=${pollStreamId}`, manage))).to.deep.equal(notFound);
+  });
+
+  it('verification again within min_verification_interval is 429 with Retry-After', async () => {
+    const manage = await token(pollSite, 'ssf.manage');
+    const res = await call('POST', '/ssf/verify', manage, { stream_id: pollStreamId, state: 'again' });
+    expect(answer(res)).to.deep.equal(error(429, 'rate_limited', 'at most one verification every 30 seconds'));
+    expect(res.headers.get('retry-after')).to.equal('30');
+  });
+
+  it('a stream created without events_requested asks for every event the service sends', async () => {
+    const read = await call('GET', `/ssf/stream?stream_id=${streamId}`, await token(pushSite, 'ssf.read'));
+    const body = read.body as { events_supported: string[]; events_requested: string[]; events_delivered: string[]; delivery: unknown };
+    expect(body.events_requested).to.deep.equal(body.events_supported);
+    expect(body.events_delivered).to.deep.equal(body.events_supported);
+    expect(body.events_supported).to.include.members([`${CAEP}/session-revoked`, `${CAEP}/credential-change`, `${CAEP}/token-claims-change`, `${h.issuer}/secevent/event-type/site-blocked`]);
+    expect(body.delivery).to.deep.equal({ method: 'urn:ietf:rfc:8935', endpoint_url: 'https://receiver.example/ssf' });
+  });
+
+  it('replaces (PUT), then deletes a stream: 200, 204, then 404', async () => {
+    const manage = await token(pollSite, 'ssf.manage');
+    const replaced = await call('PUT', '/ssf/stream', manage, { stream_id: pollStreamId, events_requested: [`${CAEP}/credential-change`], delivery: { method: 'urn:ietf:rfc:8936' } });
+    expect(replaced.status).to.equal(200);
+    expect(replaced.body).to.deep.include({ stream_id: pollStreamId, events_requested: [`${CAEP}/credential-change`], min_verification_interval: 30 });
+    expect((await call('DELETE', `/ssf/stream?stream_id=${pollStreamId}`, manage)).status).to.equal(204);
+    expect(answer(await call('GET', `/ssf/stream?stream_id=${pollStreamId}`, manage))).to.deep.equal(error(404, 'not_found', 'no such stream'));
+    expect((await call('GET', '/ssf/stream', manage)).body).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A Shared Signals receiver as a relying site writes one with jose: its push
+ * endpoint on 127.0.0.1 (RFC 8935: 202 for each SET) that keeps every
+ * request, and the checks every SET must pass (RFC 8417, SSF 1.0, the CAEP
+ * interoperability profile) against the provider's JWKS from discovery.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { expect } from 'chai';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+
+export interface PushedSet {
+  set: string;
+  contentType: string | undefined;
+  authorization: string | undefined;
+}
+
+export interface SsfReceiver {
+  url: string;
+  pushed: PushedSet[];
+  /** Waits until `count` SETs arrived (at most 10 s), then returns them all. */
+  received(count: number): Promise<PushedSet[]>;
+  close(): Promise<void>;
+}
+
+export async function startSsfReceiver(path = '/ssf/push'): Promise<SsfReceiver> {
+  const pushed: PushedSet[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      pushed.push({ set: body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    pushed,
+    async received(count) {
+      for (let i = 0; i < 200 && pushed.length < count; i += 1) await new Promise((r) => setTimeout(r, 50));
+      return pushed;
+    },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+export interface SsfMetadata {
+  issuer: string;
+  jwks_uri: string;
+  [name: string]: unknown;
+}
+
+/**
+ * Verifies a SET as a receiver must and checks every claim rule: typ
+ * secevent+jwt, RS256 against the JWKS, iss, aud, iat not in the future, a
+ * jti, exactly one event, top-level sub_id, no sub, no exp. Returns the
+ * payload and its one event.
+ */
+export async function verifySet(set: string, metadata: SsfMetadata, audience: string): Promise<{ payload: JWTPayload & Record<string, unknown>; type: string; event: Record<string, unknown> }> {
+  const header = decodeProtectedHeader(set);
+  expect(header.typ).to.equal('secevent+jwt');
+  expect(header.alg).to.equal('RS256');
+  const { payload } = await jwtVerify(set, createRemoteJWKSet(new URL(metadata.jwks_uri)), {
+    issuer: metadata.issuer, audience, typ: 'secevent+jwt', algorithms: ['RS256'],
+  });
+  expect(payload).to.not.have.property('sub');
+  expect(payload).to.not.have.property('exp');
+  expect(payload.jti).to.be.a('string').and.not.equal('');
+  expect(payload.iat).to.be.a('number').and.at.most(Math.ceil(Date.now() / 1000));
+  expect(payload).to.have.property('sub_id');
+  const events = payload.events as Record<string, Record<string, unknown>>;
+  expect(Object.keys(events)).to.have.length(1);
+  const [type, event] = Object.entries(events)[0]!;
+  return { payload: payload as JWTPayload & Record<string, unknown>, type, event };
+}
