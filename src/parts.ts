@@ -28,6 +28,7 @@ import { createBrowsers } from './sessions/browsers.ts';
 import { createSessions } from './sessions/sessions.ts';
 import { createSiteAccess } from './sites/access.ts';
 import { createConnectedSites } from './sites/connected-sites.ts';
+import { createAccountDeletion } from './sites/delete-account.ts';
 import { createLastUsed } from './sites/last-used.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 import { createTheftNotices } from './theft/notice.ts';
@@ -183,7 +184,13 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     },
   });
 
+  const deleteAccount = createAccountDeletion({
+    store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logger, provider,
+    accountPurged: (accountId) => transmitter.signalNow({ kind: 'account_purged', accountId, reason: 'account_purged' }),
+  });
+
   return {
+    deleteAccount,
     streams, ssfQueue, transmitter,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),

@@ -106,6 +106,13 @@ export interface LetterQueue {
   stopWorker(): Promise<void>;
   /** Letters not sent yet (waiting, delayed or being sent). */
   pending(): Promise<number>;
+  /**
+   * Takes every letter to the person out of the queue, sent or not (the
+   * person is deleted: no job keeps their account id). A letter being sent
+   * at this moment cannot be taken; the worker finds no address for a
+   * deleted person. Returns how many were taken.
+   */
+  dropAccount(accountId: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -196,6 +203,9 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
       const counts = await queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'waiting-children');
       return Object.values(counts).reduce((a, b) => a + b, 0);
     },
+    async dropAccount(accountId) {
+      return dropJobs(queue, (data) => data.accountId === accountId);
+    },
     async close() {
       clearInterval(cleaner);
       await worker?.close();
@@ -215,6 +225,8 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
   const known = new Set<string>();
   const waiting: { job: LetterJob; attempt: number }[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  // The letter each retry timer brings back (dropAccount takes it).
+  const retries = new Map<NodeJS.Timeout, LetterJob>();
   let running = 0;
   let closed = false;
   let process: ((job: LetterJob) => Promise<LetterOutcome>) | undefined;
@@ -240,10 +252,12 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
         onLetter({ notificationId: next.job.id, outcome: 'retry', reason: err.message });
         const timer = setTimeout(() => {
           timers.delete(timer);
+          retries.delete(timer);
           waiting.push({ job: next.job, attempt });
           pump();
         }, options.backoffMs * 2 ** (attempt - 1));
         timers.add(timer);
+        retries.set(timer, next.job);
       }).finally(() => {
         running -= 1;
         pump();
@@ -271,9 +285,50 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
     async pending() {
       return waiting.length + running + timers.size;
     },
+    async dropAccount(accountId) {
+      const before = waiting.length;
+      for (let i = waiting.length - 1; i >= 0; i -= 1) {
+        if (waiting[i]!.job.accountId === accountId) {
+          known.delete(waiting[i]!.job.id);
+          waiting.splice(i, 1);
+        }
+      }
+      let retrying = 0;
+      for (const [timer, job] of retries) {
+        if (job.accountId !== accountId) continue;
+        clearTimeout(timer);
+        timers.delete(timer);
+        retries.delete(timer);
+        known.delete(job.id);
+        retrying += 1;
+      }
+      return before - waiting.length + retrying;
+    },
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
     },
   };
+}
+
+type JobState = 'wait' | 'delayed' | 'prioritized' | 'waiting-children' | 'completed' | 'failed';
+const ALL_STATES: readonly JobState[] = ['wait', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'];
+/** The states of a job that is done (delivered or given up). */
+export const DONE_STATES: readonly JobState[] = ['completed', 'failed'];
+
+/**
+ * Removes the queue's jobs whose data matches, in every state a job can be
+ * removed in (a job being worked on is locked and stays). Returns how many.
+ */
+export async function dropJobs<T>(queue: Queue<T>, matches: (data: T) => boolean, states: readonly JobState[] = ALL_STATES): Promise<number> {
+  // Found first, removed after: removing while paging would shift the pages.
+  const found: Job<T>[] = [];
+  for (let start = 0; ; start += 500) {
+    const jobs = await queue.getJobs([...states], start, start + 499, true).catch(asUnavailable);
+    for (const job of jobs) if (job?.data && matches(job.data)) found.push(job);
+    if (jobs.length < 500) break;
+  }
+  let dropped = 0;
+  for (const job of found) await job.remove().then(() => { dropped += 1; }, () => undefined);
+  return dropped;
 }
