@@ -11,6 +11,7 @@ import type { Transporter } from 'nodemailer';
 import { createSignoutNotify, type Logger, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
 import { negotiateLocale, sendErrorPage } from '../../src/pages.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
+import { accountDeletion } from './delete-account.ts';
 import { trustProxies, type TrustProxy } from './client-ip.ts';
 import { SELECT_ACCOUNT } from './interaction-kit.ts';
 import { interactionRoutes } from './interactions.ts';
@@ -71,6 +72,8 @@ export interface ReferenceProvider {
   provider: Provider;
   plugin: SignoutNotify;
   accounts: Accounts;
+  /** Deletes a person: the reference provider's own records of them, then the plugin's deleteAccount ("Delete my account"). */
+  deleteAccount(accountId: string): Promise<void>;
   /** Health, readiness and metrics (docs/operations.md "Running in production". */
   operations: Operations;
   /**
@@ -208,6 +211,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
   const provider = new Provider(settings.issuer, configuration);
   trustProxies(provider, settings.trustProxy);
 
+  const deleteAccount = accountDeletion(plugin.store, plugin);
   const loginCodes = createLoginCodes(plugin.store, secret, settings.loginCodeLimits ?? defaultLoginCodeLimits);
   const operations = createOperations(plugin, { metricsOnPublic: settings.metricsOnPublic, redis: settings.redis });
   provider.use(operations.middleware);
@@ -222,6 +226,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     provider,
     plugin,
     accounts,
+    deleteAccount,
     operations,
     async shutdown(timeoutMs) {
       operations.draining();
