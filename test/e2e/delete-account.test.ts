@@ -116,6 +116,9 @@ for (const embedded of [false, true]) {
       h.reference.plugin.startLetterWorker();
       expect(await lettersSettled(h)).to.equal(0);
       expect(h.smtp.letters.slice(lettersBefore).map((l) => l.subject)).to.deep.equal([]);
+      // The account-purged cause (its sites and subjects) goes once fanned out by the worker.
+      for (let i = 0; i < 100 && (await h.reference.plugin.sharedSignals.pending()) > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+      expect(await h.reference.plugin.sharedSignals.pending()).to.equal(0);
       // Nothing under the prefix names the account or its subjects.
       expect(await keysNaming(h, [accountId, subPw])).to.deep.equal([]);
       expect(await h.reference.plugin.connectedSites(accountId)).to.deep.equal([]);
