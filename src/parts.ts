@@ -173,19 +173,21 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
   const streams = createStreams(store);
   const signingProvider = () => providers.attached ?? providers.forLetters;
+  /** The `sub` a person has at a site, as in its ID tokens (pairwise included). */
+  const subjectAt = async (accountId: string, clientId: string) => {
+    const provider = signingProvider();
+    const client = await provider?.Client.find(clientId).catch(() => undefined);
+    return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
+  };
   const transmitter = createTransmitter({
     store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS,
     issuer: () => signingProvider()?.issuer,
     sign: setSigner(() => providers.jwks),
-    async subject(accountId, clientId) {
-      const provider = signingProvider();
-      const client = await provider?.Client.find(clientId).catch(() => undefined);
-      return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
-    },
+    subject: subjectAt,
   });
 
   const deleteAccount = createAccountDeletion({
-    store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logger, provider,
+    store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logger, subject: subjectAt,
     accountPurged: (accountId) => transmitter.signalNow({ kind: 'account_purged', accountId, reason: 'account_purged' }),
   });
 

@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
+import { dropJobs } from './drop-jobs.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
@@ -106,12 +107,7 @@ export interface LetterQueue {
   stopWorker(): Promise<void>;
   /** Letters not sent yet (waiting, delayed or being sent). */
   pending(): Promise<number>;
-  /**
-   * Takes every letter to the person out of the queue, sent or not (the
-   * person is deleted: no job keeps their account id). A letter being sent
-   * at this moment cannot be taken; the worker finds no address for a
-   * deleted person. Returns how many were taken.
-   */
+  /** The person is deleted: takes every letter to them out, sent or not (one being sent now finishes); returns how many. */
   dropAccount(accountId: string): Promise<number>;
   close(): Promise<void>;
 }
@@ -224,9 +220,8 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
   // Ids queued and not finished; a finished one queued again is caught by the sent marker.
   const known = new Set<string>();
   const waiting: { job: LetterJob; attempt: number }[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  // The letter each retry timer brings back (dropAccount takes it).
-  const retries = new Map<NodeJS.Timeout, LetterJob>();
+  // Retry timers and the letter each brings back (dropAccount takes it).
+  const timers = new Map<NodeJS.Timeout, LetterJob>();
   let running = 0;
   let closed = false;
   let process: ((job: LetterJob) => Promise<LetterOutcome>) | undefined;
@@ -252,12 +247,10 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
         onLetter({ notificationId: next.job.id, outcome: 'retry', reason: err.message });
         const timer = setTimeout(() => {
           timers.delete(timer);
-          retries.delete(timer);
           waiting.push({ job: next.job, attempt });
           pump();
         }, options.backoffMs * 2 ** (attempt - 1));
-        timers.add(timer);
-        retries.set(timer, next.job);
+        timers.set(timer, next.job);
       }).finally(() => {
         running -= 1;
         pump();
@@ -286,49 +279,20 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
       return waiting.length + running + timers.size;
     },
     async dropAccount(accountId) {
-      const before = waiting.length;
-      for (let i = waiting.length - 1; i >= 0; i -= 1) {
-        if (waiting[i]!.job.accountId === accountId) {
-          known.delete(waiting[i]!.job.id);
-          waiting.splice(i, 1);
-        }
-      }
-      let retrying = 0;
-      for (const [timer, job] of retries) {
+      const kept = waiting.filter(({ job }) => job.accountId !== accountId);
+      let dropped = waiting.length - kept.length;
+      waiting.splice(0, waiting.length, ...kept);
+      for (const [timer, job] of timers) {
         if (job.accountId !== accountId) continue;
         clearTimeout(timer);
         timers.delete(timer);
-        retries.delete(timer);
-        known.delete(job.id);
-        retrying += 1;
+        dropped += 1;
       }
-      return before - waiting.length + retrying;
+      return dropped;
     },
     async close() {
       closed = true;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers.keys()) clearTimeout(timer);
     },
   };
-}
-
-type JobState = 'wait' | 'delayed' | 'prioritized' | 'waiting-children' | 'completed' | 'failed';
-const ALL_STATES: readonly JobState[] = ['wait', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'];
-/** The states of a job that is done (delivered or given up). */
-export const DONE_STATES: readonly JobState[] = ['completed', 'failed'];
-
-/**
- * Removes the queue's jobs whose data matches, in every state a job can be
- * removed in (a job being worked on is locked and stays). Returns how many.
- */
-export async function dropJobs<T>(queue: Queue<T>, matches: (data: T) => boolean, states: readonly JobState[] = ALL_STATES): Promise<number> {
-  // Found first, removed after: removing while paging would shift the pages.
-  const found: Job<T>[] = [];
-  for (let start = 0; ; start += 500) {
-    const jobs = await queue.getJobs([...states], start, start + 499, true).catch(asUnavailable);
-    for (const job of jobs) if (job?.data && matches(job.data)) found.push(job);
-    if (jobs.length < 500) break;
-  }
-  let dropped = 0;
-  for (const job of found) await job.remove().then(() => { dropped += 1; }, () => undefined);
-  return dropped;
 }

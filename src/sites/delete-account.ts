@@ -1,10 +1,7 @@
-import type Provider from 'oidc-provider';
-
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../host.ts';
 import type { LetterQueue } from '../notify/letters.ts';
 import type { Organizations } from '../orgs/organizations.ts';
-import { subjectFor } from '../provider/subject.ts';
 import type { Sessions } from '../sessions/sessions.ts';
 import type { SsfQueue } from '../ssf/set-queue.ts';
 import * as commands from '../store/commands.ts';
@@ -22,7 +19,8 @@ export interface DeleteAccountDeps {
   letters: LetterQueue;
   ssfQueue: SsfQueue;
   logger: Logger;
-  provider: () => Provider | undefined;
+  /** The `sub` the person has at the site (pairwise included, as in the ID token); undefined while the provider is not known. */
+  subject: (accountId: string, clientId: string) => Promise<string | undefined>;
   /** RISC account-purged: resolves the sites and subjects before it returns (plugin.sharedSignals.accountPurged). */
   accountPurged: (accountId: string) => Promise<void>;
 }
@@ -73,15 +71,10 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
     return [...new Set([...listed, ...indexed])];
   }
 
-  /** The `sub` the person has at each site (pairwise included), from the provider; the account id where it is not known. */
+  /** The `sub` the person has at each site (pairwise included); the account id where it is not known. */
   async function subjectsOf(accountId: string, clientIds: string[]): Promise<Map<string, string>> {
-    const provider = deps.provider();
-    const subs = new Map<string, string>();
-    await Promise.all(clientIds.map(async (clientId) => {
-      const client = await provider?.Client.find(clientId).catch(() => undefined);
-      subs.set(clientId, provider && client ? await subjectFor(provider, undefined, accountId, client) : accountId);
-    }));
-    return subs;
+    const subs = await Promise.all(clientIds.map(async (clientId) => [clientId, (await deps.subject(accountId, clientId)) ?? accountId] as const));
+    return new Map(subs);
   }
 
   /** oidc-provider's records of the person (every session, also past the session list's cap; grants; tokens; interactions). */
