@@ -80,17 +80,27 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
   /** oidc-provider's records of the person (every session, also past the session list's cap; grants; tokens; interactions). */
   async function providerRecordsOf(accountId: string): Promise<string[]> {
     const found: string[] = [];
+    const check = async (keys: string[]) => {
+      const payloads = await Promise.all(keys.map((key) => store.hmget(key, ['p']).then(([p]) => p, () => null)));
+      keys.forEach((key, i) => {
+        try {
+          if (payloads[i] && namesAccount(JSON.parse(payloads[i]!), accountId)) found.push(key);
+        } catch {
+          // Not a record of ours.
+        }
+      });
+    };
+    // Read in batches of 200 (sent together), not one round trip per key.
+    let batch: string[] = [];
     for await (const key of store.scan('*')) {
-      const rest = key.slice(prefix.length);
-      if (!MODEL_RECORD.test(rest)) continue;
-      const [payload] = await store.hmget(key, ['p']).catch(() => [null]);
-      if (!payload) continue;
-      try {
-        if (namesAccount(JSON.parse(payload), accountId)) found.push(key);
-      } catch {
-        // Not a record of ours.
+      if (!MODEL_RECORD.test(key.slice(prefix.length))) continue;
+      batch.push(key);
+      if (batch.length === 200) {
+        await check(batch);
+        batch = [];
       }
     }
+    await check(batch);
     return found;
   }
 
