@@ -46,6 +46,8 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       throw new TypeError('oidc-signout-notify: startLetterWorker(provider) needs the provider (built with the service\'s configuration) when the plugin is not attached');
     }
     letters.startWorker(parts.sendLetter);
+    // Back-channel logouts left to retry go with the letters (src/notify/backchannel-logout.ts).
+    parts.logoutQueue.startWorker(parts.logouts.retry);
   };
 
   return {
@@ -62,7 +64,10 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     preferences,
     letters,
     startLetterWorker,
-    stopLetterWorker: () => letters.stopWorker(),
+    async stopLetterWorker() {
+      await Promise.all([letters.stopWorker(), parts.logoutQueue.stopWorker()]);
+    },
+    queueLogout: parts.logouts.queueLogout,
     on(event, listener) {
       events.on(event, listener);
       return () => { events.off(event, listener); };
@@ -99,6 +104,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
         sites,
         orgs: organizations,
         lastUsed: parts.lastUsed,
+        logouts: parts.logouts,
       });
       configured = made;
       // The reuse leeway checks the account as a refresh would (parts.ts, accountLives).
@@ -112,7 +118,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (options.letters.worker) startLetterWorker();
     },
     async close() {
-      await letters.close();
+      await Promise.all([letters.close(), parts.logoutQueue.close()]);
       await mailer.close();
       await store.close();
     },

@@ -1,6 +1,7 @@
 import { t, type Locale } from '../src/i18n/index.ts';
 import { fillHtml, html } from '../src/text/html.ts';
 import { formTargets, renderPage, type Page } from './layout.ts';
+import { logoutLines, type LogoutLine } from './logouts.ts';
 
 export type LogoutPageInput = {
   locale: Locale;
@@ -64,6 +65,8 @@ export type SignedOutPageInput = {
   clientName?: string;
   /** The site's post_logout_redirect_uri was not registered, so it was not used. */
   returnRejected: boolean;
+  /** Each site's back-channel logout of this sign-out. */
+  logouts?: readonly LogoutLine[];
 };
 
 export function signedOutPage(input: SignedOutPageInput): Page {
@@ -72,7 +75,8 @@ export function signedOutPage(input: SignedOutPageInput): Page {
   const main = html`<h1>${title}</h1>
 <p class="lead">${t(locale, 'signedout.body', { serviceName })}</p>
 ${input.returnRejected ? html`<p class="error" role="status">${t(locale, 'signedout.rejected')}</p>` : null}
-${clientName ? html`<p>${t(locale, 'signedout.site', { clientName })}</p>` : null}`;
+${clientName ? html`<p>${t(locale, 'signedout.site', { clientName })}</p>` : null}
+${logoutLines(locale, input.logouts ?? [])}`;
   return renderPage({ locale, title, main, serviceName });
 }
 

@@ -70,7 +70,7 @@ export interface LetterQueueOptions {
  * During an outage BullMQ reports every failed reconnect: one line per
  * reason every 10 s, with how many were left out, keeps the log readable.
  */
-function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
+export function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
   const last = new Map<string, { at: number; dropped: number }>();
   return (err) => {
     const now = Date.now();

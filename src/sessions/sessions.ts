@@ -126,7 +126,7 @@ export function createSessions(deps: SessionsDeps) {
         const sids = (await deps.sites.sids(accountId, clientId)).filter((sid) => !keptSids.has(sid));
         if (sids.length === 0) return;
         await deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], sids);
-        await deps.access.backchannelLogout(accountId, clientId, sids);
+        await deps.access.backchannelLogout(accountId, clientId, sids, `sessions:${sids.toSorted().join(',')}`);
       }));
       deps.logger.info(keep ? 'the person\'s other service sessions ended' : 'every service session of the person ended', { listed: listed.length });
       if (fromUserAgent !== undefined) {
@@ -153,7 +153,7 @@ export function createSessions(deps: SessionsDeps) {
         ...authorizations.flatMap(([clientId, a]) => (a.sid ? [deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], [a.sid])] : [])),
       ]);
       deps.logger.info('service session ended from the console', { sites: authorizations.length });
-      await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : []))));
+      await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : [], `session:${uid}`))));
       return true;
     },
   };

@@ -412,4 +412,13 @@ export const ar: Record<keyof typeof en, string> = {
   'console.upstreams.notice.taken': "هذا الحساب مرتبط بالفعل بحساب آخر هنا، لذلك لم يُربط بحسابك.",
   'console.upstreams.notice.exists': "لديك بالفعل حساب آخر لدى هذا المزوّد مرتبط. فك ربطه أولًا.",
   'console.upstreams.notice.failed': "لم ينجح الربط. حاول مرة أخرى.",
+  "notice.site_unreachable.subject": "تعذّر إبلاغ {name} بأنك سجّلت الخروج من {serviceName}",
+  "notice.site_unreachable.title": "ربما ما زلت مسجّلًا الدخول في {name}",
+  "notice.site_unreachable.what": "في {date} (بالتوقيت العالمي)، سجّلت الخروج أو فقد موقع وصوله، لكن تعذّر الوصول إلى {name} لتسجيل خروجك هناك. اذهب إلى {name} وسجّل الخروج بنفسك.",
+  "logouts.signed_out": "سُجّل خروجك من {site}",
+  "logouts.unreachable": "تعذّر الوصول إلى {site}: ربما ما زلت مسجّلًا الدخول هناك.",
+  "logouts.pending": "جارٍ تسجيل خروجك من {site}: لم يُجب بعد، وسنواصل المحاولة.",
+  "logouts.go": "اذهب إلى {site} لتسجيل الخروج",
+  "logouts.title": "المواقع التي أُبلغت بخروجك",
+  "logouts.console_title": "عمليات الخروج الأخيرة من المواقع",
 };

@@ -405,4 +405,13 @@ export const en = {
   'console.upstreams.notice.taken': "That account is already linked to another account here, so it was not linked to yours.",
   'console.upstreams.notice.exists': "You already have another account of this provider linked. Unlink it first.",
   'console.upstreams.notice.failed': "Linking did not work. Try again.",
+  "notice.site_unreachable.subject": "{name} could not be told that you signed out of {serviceName}",
+  "notice.site_unreachable.title": "You may still be signed in at {name}",
+  "notice.site_unreachable.what": "On {date} (UTC), you signed out or a site lost its access, but {name} could not be reached to sign you out there. Go to {name} and sign out there yourself.",
+  "logouts.signed_out": "Signed out of {site}",
+  "logouts.unreachable": "{site} could not be reached: you may still be signed in there.",
+  "logouts.pending": "Signing you out of {site}: it did not answer yet, we keep trying.",
+  "logouts.go": "Go to {site} to sign out",
+  "logouts.title": "Sites told you signed out",
+  "logouts.console_title": "Recent sign-outs at sites",
 } as const;

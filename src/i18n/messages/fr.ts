@@ -408,4 +408,13 @@ export const fr: Record<keyof typeof en, string> = {
   'console.upstreams.notice.taken': "Ce compte est déjà associé à un autre compte ici : il n’a pas été associé au vôtre.",
   'console.upstreams.notice.exists': "Vous avez déjà associé un autre compte de ce fournisseur. Dissociez-le d’abord.",
   'console.upstreams.notice.failed': "L’association n’a pas fonctionné. Réessayez.",
+  "notice.site_unreachable.subject": "{name} n’a pas pu être informé de votre déconnexion de {serviceName}",
+  "notice.site_unreachable.title": "Vous êtes peut-être encore connecté à {name}",
+  "notice.site_unreachable.what": "Le {date} (UTC), vous vous êtes déconnecté ou un site a perdu son accès, mais {name} n’a pas pu être joint pour vous y déconnecter. Allez sur {name} et déconnectez-vous vous-même.",
+  "logouts.signed_out": "Déconnecté de {site}",
+  "logouts.unreachable": "{site} n’a pas pu être joint : vous y êtes peut-être encore connecté.",
+  "logouts.pending": "Déconnexion de {site} : pas encore de réponse, nous réessayons.",
+  "logouts.go": "Aller sur {site} pour vous déconnecter",
+  "logouts.title": "Sites informés de votre déconnexion",
+  "logouts.console_title": "Déconnexions récentes des sites",
 };

@@ -77,3 +77,10 @@ export function countHit(kv: KV, key: string, limit: string, windowMs: string): 
   }
   return [n, left];
 }
+
+export const logoutOutcome = script('logout_outcome', (kv, [key], [field, value, ttl, onlyNew]) => {
+  if (onlyNew === '1' && kv.hgetall(key!)[field!] !== undefined) return 0;
+  kv.hset(key!, { [field!]: value! });
+  kv.pexpire(key!, Number(ttl));
+  return 1;
+});
