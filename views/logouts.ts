@@ -17,11 +17,11 @@ export interface LogoutLine {
  * Each site's outcome: "Signed out of X", "X could not be reached: you may
  * still be signed in there" (with the way to the site), or still trying.
  */
-export function logoutLines(locale: Locale, lines: readonly LogoutLine[], heading: 'h2' | 'h3' = 'h2'): SafeHtml | null {
+export function logoutLines(locale: Locale, lines: readonly LogoutLine[], withHeading = true): SafeHtml | null {
   if (lines.length === 0) return null;
   const title = t(locale, 'logouts.title');
   return html`<section class="logouts" aria-label="${title}">
-${heading === 'h2' ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
+${withHeading ? html`<h2>${title}</h2>` : null}
 <ul>
 ${lines.map((line) => html`<li class="logout-${line.state}">${line.state === 'unreachable'
     ? html`<strong>${t(locale, 'logouts.unreachable', { site: line.site })}</strong>${line.url ? html` <a href="${line.url}">${t(locale, 'logouts.go', { site: line.site })}</a>` : null}`
