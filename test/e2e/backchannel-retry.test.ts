@@ -9,6 +9,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { ClientMetadata } from 'oidc-provider';
 import * as oidc from 'openid-client';
 
 import { BACKCHANNEL_LOGOUT_EVENT, type BackchannelLogoutEvent } from '../../src/events.ts';
@@ -16,7 +18,10 @@ import { t } from '../../src/i18n/index.ts';
 import { escapeHtml } from '../../src/text/html.ts';
 import { Agent, forms } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
+import { asHarness, sharedJwks, startInstance, type Instance } from '../helpers/instance.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { dropPrefix, REDIS_CLUSTER, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 const SERVICE = 'Sign-in service';
 
@@ -128,5 +133,63 @@ describe('back-channel logout, retried and shown', () => {
     await sleep(500);
     expect(flaky.requests.length - before).to.equal(1);
     expect(flaky.requests.at(-1)!.status).to.equal(200);
+  });
+});
+
+describe(`back-channel logout survives a SIGKILL of the provider right after a sign-out, on ${REDIS_CLUSTER ? 'the Redis Cluster' : 'one Redis'}`, () => {
+  let smtp: SmtpSink;
+  let receiver: BackchannelReceiver;
+  const instances: Instance[] = [];
+  const prefix = uniquePrefix('bcl-kill');
+  const redis = testRedis();
+  let env: Record<string, string>;
+  let site: ClientMetadata;
+
+  before(async () => {
+    smtp = await startSmtpSink();
+    // The first request (the try at the sign-out) gets 503; every later one 200.
+    receiver = await startReceiver({ statuses: (n) => (n === 0 ? 503 : 200) });
+    site = siteClient('bcl-kill', { client_name: 'Kill Site', backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
+    env = {
+      REDIS_URL: REDIS_CLUSTER ? `redis+cluster://${REDIS_CLUSTER}` : REDIS_URL,
+      KEY_PREFIX: prefix,
+      SMTP_URL: smtp.url,
+      JWKS: await sharedJwks(),
+      ALLOW_PRIVATE_FETCH_HOSTS: '127.0.0.1',
+    };
+  });
+  after(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await dropPrefix(redis, prefix);
+    await redis.quit();
+    await smtp.close();
+    await receiver.close();
+  });
+
+  it('the logout queued before the answer is delivered by the next process, once', async function () {
+    this.timeout(60_000);
+    const first = await startInstance({ clients: [site], env });
+    instances.push(first);
+    const issuer = first.url;
+    const h = asHarness(first.url, smtp);
+    const config = await discover(h, site);
+    const agent = new Agent();
+    const { tokens } = await signIn(h, config, agent, 'bcl-kill@example.com');
+    const page = await agent.get(`${first.url}/session/end`);
+    const answer = await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' });
+    expect(answer.status).to.equal(303);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(receiver.requests.map((r) => r.status)).to.deep.equal([503]);
+
+    // The next process, as a restarted service (another port; the same issuer, keys, Redis and prefix).
+    const second = await startInstance({ clients: [site], issuer, env });
+    instances.push(second);
+    // The queue's first try comes backchannelLogout.backoffMs (10 s by default) after the sign-out.
+    await until('the logout token', () => receiver.accepted.length === 1, 40_000);
+    await sleep(500);
+    expect(receiver.requests.map((r) => r.status)).to.deep.equal([503, 200]);
+    const { payload } = await jwtVerify(receiver.accepted[0]!, createRemoteJWKSet(new URL(`${second.url}/jwks`)), { issuer, audience: 'bcl-kill', typ: 'logout+jwt' });
+    expect([payload.sub, payload.sid]).to.deep.equal([tokens.claims()!.sub, tokens.claims()!.sid]);
   });
 });
