@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -115,8 +117,11 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
   const waiting: { job: LogoutJob; tries: number }[] = [];
   let process: ((job: LogoutJob, tries: number) => Promise<LogoutTry>) | undefined;
   let closed = false;
+  // The queue's tries run outside the request that queued them (as BullMQ's
+  // worker does): a timer would otherwise carry that request's context along.
+  const outside = AsyncLocalStorage.snapshot();
 
-  const later = (job: LogoutJob, tries: number, ms: number) => {
+  const later = (job: LogoutJob, tries: number, ms: number) => outside(() => {
     const timer = setTimeout(() => {
       timers.delete(timer);
       waiting.push({ job, tries });
@@ -124,7 +129,7 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
     }, ms);
     timer.unref();
     timers.add(timer);
-  };
+  });
   function pump(): void {
     while (process && !closed && waiting.length > 0) {
       const { job, tries } = waiting.shift()!;

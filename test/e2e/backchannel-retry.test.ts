@@ -33,7 +33,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
-describe('back-channel logout, retried and shown', () => {
+for (const embedded of [false, true]) describe(`back-channel logout, retried and shown, ${embedded ? 'on the embedded store (the in-process queue)' : REDIS_CLUSTER ? 'on the Redis Cluster' : 'on Redis'}`, () => {
   let h: Harness;
   let flaky: BackchannelReceiver;
   let down: BackchannelReceiver;
@@ -48,6 +48,7 @@ describe('back-channel logout, retried and shown', () => {
     flaky = await startReceiver({ statuses: (n) => (n < 2 ? 503 : 200) });
     down = await startReceiver({ statuses: () => 503 });
     h = await startHarness('bcl-retry', {
+      embedded,
       clients: [flakySite(), downSite()],
       allowPrivateFetchHosts: ['127.0.0.1'],
       plugin: { backchannelLogout: { attempts: 3, backoffMs: 100, giveUpAfterMs: 60_000 } },
