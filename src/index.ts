@@ -31,5 +31,5 @@ export { RECENT_SIGN_IN_ACTIONS } from './console/recent-sign-in.ts';
 export type { RecentSignIn, RecentSignInAction, RecentSignInRequest } from './console/recent-sign-in.ts';
 export type { ConsolePerson, ConsoleSection, ConsoleSections } from './host.ts';
 export type { Locale } from './i18n/index.ts';
-export { LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, REPLAY_EVENT, UNAVAILABLE_EVENT } from './events.ts';
-export type { LetterEvent, NotifiedEvent, SignoutNotifyEventName, SignoutNotifyEvents, UnavailableEvent } from './events.ts';
+export { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, REPLAY_EVENT, UNAVAILABLE_EVENT } from './events.ts';
+export type { BackchannelLogoutEvent, LetterEvent, NotifiedEvent, SignoutNotifyEventName, SignoutNotifyEvents, UnavailableEvent } from './events.ts';

@@ -25,6 +25,13 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 const SERVICE = 'Sign-in service';
 
+/** A counter's value in the reference provider's metrics (docs/operations.md). */
+async function counter(h: Harness, name: string, labels: Record<string, string>): Promise<number> {
+  const metric = (await h.reference.operations.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const values = (metric as { values?: { labels: Record<string, string | number>; value: number }[] } | undefined)?.values ?? [];
+  return values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((sum, v) => sum + v.value, 0);
+}
+
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -93,6 +100,9 @@ for (const embedded of [false, true]) describe(`back-channel logout, retried and
     const jtis = await Promise.all(flaky.tokens.map(async (token) => (await flaky.verify(token, h.issuer, 'bcl-flaky')).jti));
     expect(new Set(jtis).size).to.equal(3);
     expect(events.filter((e) => e.clientId === 'bcl-flaky').map((e) => [e.outcome, e.attempt])).to.deep.equal([['retry', 1], ['retry', 2], ['sent', 3]]);
+    // Metrics count per site: sent, retried.
+    expect(await counter(h, 'osn_backchannel_logouts_total', { client: 'bcl-flaky', outcome: 'sent' })).to.equal(1);
+    expect(await counter(h, 'osn_backchannel_logouts_total', { client: 'bcl-flaky', outcome: 'retry' })).to.equal(2);
     // No event names a token.
     expect(JSON.stringify(events)).to.not.include(flaky.tokens[0]!.slice(0, 40));
   });
@@ -119,6 +129,8 @@ for (const embedded of [false, true]) describe(`back-channel logout, retried and
     expect(page.status).to.equal(200);
     expect(page.body).to.include(escapeHtml(t('en', 'logouts.unreachable', { site: 'Down Site' })));
     expect(page.body).to.include(`<a href="https://down.example/account">${escapeHtml(t('en', 'logouts.go', { site: 'Down Site' }))}</a>`);
+    expect(await counter(h, 'osn_backchannel_logouts_total', { client: 'bcl-down', outcome: 'failed' })).to.equal(1);
+    expect(await counter(h, 'osn_backchannel_logouts_total', { client: 'bcl-down', outcome: 'retry' })).to.equal(2);
     // Given up: no more tries.
     await sleep(500);
     expect(down.requests).to.have.length(3);
