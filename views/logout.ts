@@ -88,6 +88,8 @@ export type StayedPageInput = {
   /** The site's registered return address (with its state), when it gave one. */
   returnTo?: string | undefined;
   consoleUrl: string;
+  /** The asking site's back-channel logout. */
+  logouts?: readonly LogoutLine[];
 };
 
 /**
@@ -101,6 +103,7 @@ export function stayedPage(input: StayedPageInput): Page {
   const main = html`<h1>${title}</h1>
 <p class="lead">${t(locale, 'stayed.body', { serviceName })}</p>
 ${clientName ? html`<p>${t(locale, 'stayed.site', { clientName })}</p>` : null}
+${logoutLines(locale, input.logouts ?? [])}
 <div class="actions">
 ${input.returnTo && clientName ? html`<a class="button primary" href="${input.returnTo}">${t(locale, 'stayed.back', { clientName })}</a>` : null}
 <a class="button secondary" href="${input.consoleUrl}">${t(locale, 'stayed.console')}</a>

@@ -221,6 +221,7 @@ export function postLogoutSuccessSource(deps: HookDeps & { logouts?: Backchannel
         clientName,
         returnTo: allowedReturn(client, stayed),
         consoleUrl: `${ctx.oidc.issuer.replace(/\/$/, '')}/console`,
+        logouts,
       }));
       return;
     }

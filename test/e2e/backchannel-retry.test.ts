@@ -136,6 +136,19 @@ for (const embedded of [false, true]) describe(`back-channel logout, retried and
     expect(down.requests).to.have.length(3);
   });
 
+  it('"Stay signed in": the asking site is signed out, and the page that says the person is still signed in says so', async () => {
+    const agent = new Agent();
+    const { tokens } = await signIn(h, flakyConfig, agent, 'bcl-stay@example.com');
+    const before = flaky.accepted.length;
+    const page = await agent.get(`${h.issuer}/session/end?${new URLSearchParams({ client_id: 'bcl-flaky' })}`);
+    expect(page.status).to.equal(200);
+    const stayed = await agent.follow(await agent.submit(page, forms(page.body)[0]!));
+    expect(stayed.status).to.equal(200);
+    expect(stayed.body).to.include(escapeHtml(t('en', 'logouts.signed_out', { site: 'Flaky Site' })));
+    expect(flaky.accepted.length - before).to.equal(1);
+    expect((await flaky.verify(flaky.accepted.at(-1)!, h.issuer, 'bcl-flaky')).sid).to.equal(tokens.claims()!.sid);
+  });
+
   it('a repeated trigger of the same sign-out sends nothing twice', async () => {
     const agent = new Agent();
     await signIn(h, flakyConfig, agent, 'bcl-again@example.com');
