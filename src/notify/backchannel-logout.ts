@@ -67,11 +67,16 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
   const write = (key: string, job: LogoutJob, state: LogoutState, onlyNew: boolean) =>
     store.run(commands.logoutOutcome(), [key], [job.id, JSON.stringify({ clientId: job.clientId, state, at: job.at }), OUTCOMES_KEPT_MS, onlyNew ? '1' : '0']);
 
-  /** Records the logout as pending and queues it; false when this logout was begun already (a repeated trigger). */
+  /**
+   * Queues the logout, then records it as pending; false when this logout
+   * was begun already (a repeated trigger: the queue kept the one job of its
+   * id). Queued first, so a failure between the two leaves a job (the
+   * worker sends it) rather than a record without one.
+   */
   async function begin(job: LogoutJob): Promise<boolean> {
+    await deps.queue.add(job);
     if (await write(keys.account(job.accountId), job, 'pending', true) !== 1) return false;
     if (job.signoutId) await write(keys.signout(job.signoutId), job, 'pending', false);
-    await deps.queue.add(job);
     return true;
   }
 
