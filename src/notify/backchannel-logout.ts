@@ -101,6 +101,8 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
     await settle(job, 'signed_out');
     logger.info('back-channel logout delivered', { clientId: job.clientId });
     deps.emit({ clientId: job.clientId, outcome: 'sent', attempt: 1 });
+    // Nothing left for the queue (were it to try anyway, it reads signed_out first).
+    await deps.queue.drop(job.id);
   }
 
   async function firstTry(job: LogoutJob, send: () => Promise<void>): Promise<void> {

@@ -44,6 +44,8 @@ export interface LogoutQueue {
    * caller tries it at once meanwhile); the same id twice is one logout.
    */
   add(job: LogoutJob): Promise<void>;
+  /** Takes a queued logout out before the queue tries it (the first try went through); a failure leaves it (it then finds itself done). */
+  drop(id: string): Promise<void>;
   /** Starts delivering in this process; `tries` counts the queue's tries (the first is 1). */
   startWorker(process: (job: LogoutJob, tries: number) => Promise<LogoutTry>): void;
   stopWorker(): Promise<void>;
@@ -75,6 +77,10 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
         removeOnComplete: { age: KEEP_FINISHED_SECONDS },
         removeOnFail: { age: KEEP_FINISHED_SECONDS },
       }).catch(asUnavailable);
+    },
+    async drop(id) {
+      // A job the worker holds is not removed (BullMQ): it reads the outcome and sends nothing.
+      await queue.remove(id).catch(() => 0);
     },
     startWorker(process) {
       if (worker) return;
@@ -113,7 +119,7 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
  */
 export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): LogoutQueue {
   const known = new Set<string>();
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Map<NodeJS.Timeout, string>();
   const waiting: { job: LogoutJob; tries: number }[] = [];
   let process: ((job: LogoutJob, tries: number) => Promise<LogoutTry>) | undefined;
   let closed = false;
@@ -128,7 +134,7 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
       pump();
     }, ms);
     timer.unref();
-    timers.add(timer);
+    timers.set(timer, job.id);
   });
   function pump(): void {
     while (process && !closed && waiting.length > 0) {
@@ -149,6 +155,14 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
       known.add(job.id);
       later(job, 1, options.backoffMs);
     },
+    async drop(id) {
+      for (const [timer, of] of timers) {
+        if (of !== id) continue;
+        clearTimeout(timer);
+        timers.delete(timer);
+        known.delete(id);
+      }
+    },
     startWorker(fn) {
       process = fn;
       pump();
@@ -158,7 +172,7 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
     },
     async close() {
       closed = true;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers.keys()) clearTimeout(timer);
     },
   };
 }
