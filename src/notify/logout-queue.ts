@@ -5,7 +5,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
-import { throttled } from './letters.ts';
+import { patientConnection, throttled } from './letters.ts';
 
 /**
  * One back-channel logout to deliver: who, which site, which session there.
@@ -84,10 +84,7 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
     },
     startWorker(process) {
       if (worker) return;
-      const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
-      workerConnection = 'isCluster' in redis && redis.isCluster
-        ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
-        : (redis as Redis).duplicate(patient);
+      workerConnection = patientConnection(redis);
       worker = new Worker<LogoutJob, LogoutTry>('logouts', (job: Job<LogoutJob>) => process(job.data, job.attemptsMade + 1), {
         connection: workerConnection as Redis,
         prefix,
