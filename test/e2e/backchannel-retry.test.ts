@@ -6,7 +6,9 @@
  * repeated trigger sends nothing twice. On Redis, and on the Cluster in the
  * Cluster pass.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
@@ -217,5 +219,50 @@ describe(`back-channel logout survives a SIGKILL of the provider right after a s
     expect(receiver.requests.map((r) => r.status)).to.deep.equal([503, 200]);
     const { payload } = await jwtVerify(receiver.accepted[0]!, createRemoteJWKSet(new URL(`${second.url}/jwks`)), { issuer, audience: 'bcl-kill', typ: 'logout+jwt' });
     expect([payload.sub, payload.sid]).to.deep.equal([tokens.claims()!.sub, tokens.claims()!.sid]);
+  });
+});
+
+describe('back-channel logout retried by the letter worker\'s process (letters.worker: false in the service)', () => {
+  let h: Harness;
+  let receiver: BackchannelReceiver;
+  let worker: ChildProcess | undefined;
+  let site: ClientMetadata;
+  let jwks: string;
+
+  before(async () => {
+    receiver = await startReceiver({ statuses: (n) => (n === 0 ? 503 : 200) });
+    // The worker signs logout tokens: it has the service's keys, as a host's worker does.
+    jwks = await sharedJwks();
+    site = siteClient('bcl-worker', { client_name: 'Worker Site', backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
+    h = await startHarness('bcl-worker', {
+      clients: [site], allowPrivateFetchHosts: ['127.0.0.1'], jwks: JSON.parse(jwks),
+      plugin: { letters: { worker: false }, backchannelLogout: { attempts: 3, backoffMs: 100, giveUpAfterMs: 60_000 } },
+    });
+  });
+  after(async () => {
+    worker?.kill('SIGKILL');
+    await h.close();
+    await receiver.close();
+  });
+
+  it('the service tries once; the worker process delivers the retry', async function () {
+    this.timeout(30_000);
+    const agent = new Agent();
+    const { tokens } = await signIn(h, await discover(h, site), agent, 'bcl-worker@example.com');
+    const page = await agent.get(`${h.issuer}/session/end`);
+    await agent.follow(await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' }));
+    await sleep(500);
+    // No worker in the service: the logout waits in the queue.
+    expect(receiver.requests.map((r) => r.status)).to.deep.equal([503]);
+
+    const script = fileURLToPath(new URL('../helpers/letter-worker.ts', import.meta.url));
+    worker = spawn(process.execPath, [script], {
+      env: { ...process.env, KEY_PREFIX: h.prefix, SMTP_URL: h.smtp.url, ISSUER: h.issuer, CLIENTS: JSON.stringify([site]), JWKS: jwks },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await until('the logout token', () => receiver.accepted.length === 1);
+    await sleep(300);
+    expect(receiver.requests.map((r) => r.status)).to.deep.equal([503, 200]);
+    expect((await receiver.verify(receiver.accepted[0]!, h.issuer, 'bcl-worker')).sid).to.equal(tokens.claims()!.sid);
   });
 });
