@@ -3,15 +3,17 @@
  * reference provider (not listening) with the plugin's worker on, on the same
  * Redis and key prefix as the service. Tests start it and kill it (SIGKILL).
  * It retries the service's back-channel logouts too (to sites on loopback).
- * Env: REDIS_URL, KEY_PREFIX, SMTP_URL, ISSUER, CLIENTS (JSON), STALLED_MS,
+ * Env: REDIS_URL (or REDIS_CLUSTER), KEY_PREFIX, SMTP_URL, ISSUER, CLIENTS (JSON), STALLED_MS,
  * JWKS (JSON; the service's signing keys, which logout tokens need).
  */
 import { Redis } from 'ioredis';
 
 import { createReferenceProvider } from '../../examples/reference/provider.ts';
+import { clusterClient } from './redis.ts';
 
 const env = process.env;
-const redis = new Redis(env.REDIS_URL!);
+// On the Cluster in the Cluster pass (REDIS_CLUSTER), as the service is.
+const redis = env.REDIS_CLUSTER ? clusterClient(env.REDIS_CLUSTER) : new Redis(env.REDIS_URL!);
 await createReferenceProvider({
   issuer: env.ISSUER!,
   clients: JSON.parse(env.CLIENTS!),
