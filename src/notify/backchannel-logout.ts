@@ -21,7 +21,7 @@ export interface LogoutOutcome {
   at: number;
 }
 
-/** How long outcomes are kept (renewed by each new one): the console shows the last week's. */
+/** How long an outcome is kept: the console shows the last week's (a new one drops older ones). */
 const OUTCOMES_KEPT_MS = 7 * 24 * 60 * 60_000;
 
 /** Key layout; documented in docs/redis-keys.md. */
@@ -65,7 +65,7 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
   const keys = logoutKeys(store.prefix);
 
   const write = (key: string, job: LogoutJob, state: LogoutState, onlyNew: boolean) =>
-    store.run(commands.logoutOutcome(), [key], [job.id, JSON.stringify({ clientId: job.clientId, state, at: job.at }), OUTCOMES_KEPT_MS, onlyNew ? '1' : '0']);
+    store.run(commands.logoutOutcome(), [key], [job.id, JSON.stringify({ clientId: job.clientId, state, at: job.at }), OUTCOMES_KEPT_MS, onlyNew ? '1' : '0', Date.now()]);
 
   /**
    * Queues the logout, then records it as pending; false when this logout

@@ -18,7 +18,7 @@ for (const kind of STORE_KINDS) {
     it('writes the first pending only once, then the outcome; every key has a TTL', async () => {
       const key = logoutKeys(made.store.prefix).account('acct-1');
       const id = logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-1');
-      const run = (state: string, onlyNew: string, ttl = 60_000) => made.store.run(commands.logoutOutcome(), [key], [id, JSON.stringify({ clientId: 'site-a', state, at: 1 }), ttl, onlyNew]);
+      const run = (state: string, onlyNew: string, ttl = 60_000) => made.store.run(commands.logoutOutcome(), [key], [id, JSON.stringify({ clientId: 'site-a', state, at: 1 }), ttl, onlyNew, 1]);
       expect(await run('pending', '1')).to.equal(1);
       expect(await run('pending', '1'), 'a repeated trigger').to.equal(0);
       expect(await run('signed_out', '0')).to.equal(1);
@@ -26,6 +26,20 @@ for (const kind of STORE_KINDS) {
       await run('signed_out', '0', 120_000);
       expect(await made.store.pttl(key)).to.be.within(60_001, 120_000);
       expect(await keysWithoutTtl(made.store)).to.deep.equal([]);
+    });
+
+    it('a new logout drops the outcomes older than the TTL, so a hash renewed again and again keeps one TTL\'s worth', async () => {
+      const key = logoutKeys(made.store.prefix).account('acct-2');
+      const put = (field: string, at: number, now: number, onlyNew = '1') =>
+        made.store.run(commands.logoutOutcome(), [key], [field, JSON.stringify({ clientId: 'site-a', state: 'pending', at }), 1000, onlyNew, now]);
+      await put('old', 1_000, 1_000);
+      await put('newer', 1_500, 1_600);
+      expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['newer', 'old']);
+      // An outcome written again (not new) drops nothing.
+      await put('newer', 1_500, 2_100, '0');
+      expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['newer', 'old']);
+      await put('newest', 2_100, 2_100);
+      expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['newer', 'newest']);
     });
 
     it('names a logout by site, session, person and cause, never anything else', () => {
