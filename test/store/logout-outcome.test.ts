@@ -31,25 +31,28 @@ for (const kind of STORE_KINDS) {
     it('a new logout drops the outcomes older than the TTL, so a hash renewed again and again keeps one TTL\'s worth', async () => {
       const key = logoutKeys(made.store.prefix).account('acct-2');
       const put = (field: string, at: number, now: number, onlyNew = '1') =>
-        made.store.run(commands.logoutOutcome(), [key], [field, JSON.stringify({ clientId: 'site-a', state: 'pending', at }), 1000, onlyNew, now]);
+        made.store.run(commands.logoutOutcome(), [key], [field, JSON.stringify({ clientId: 'site-a', state: 'pending', at }), 60_000, onlyNew, now]);
+      // A TTL of a minute; `now` as the script is told it.
       await put('old', 1_000, 1_000);
-      await put('newer', 1_500, 1_600);
+      await put('newer', 50_000, 50_000);
       expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['newer', 'old']);
       // An outcome written again (not new) drops nothing.
-      await put('newer', 1_500, 2_100, '0');
+      await put('newer', 50_000, 70_000, '0');
       expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['newer', 'old']);
-      await put('newest', 2_100, 2_100);
+      await put('newest', 70_000, 70_000);
       expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['newer', 'newest']);
-    });
-
-    it('names a logout by site, session, person and cause, never anything else', () => {
-      const id = logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-1');
-      expect(id).to.match(/^[A-Za-z0-9_-]{43}$/);
-      expect(logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-1')).to.equal(id);
-      for (const other of [
-        logoutJobId('acct-2', 'site-a', 'sid-1', 'end:uid-1'), logoutJobId('acct-1', 'site-b', 'sid-1', 'end:uid-1'),
-        logoutJobId('acct-1', 'site-a', undefined, 'end:uid-1'), logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-2'),
-      ]) expect(other).to.not.equal(id);
     });
   });
 }
+
+describe('back-channel logout ids', () => {
+  it('names a logout by site, session, person and cause, never anything else', () => {
+    const id = logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-1');
+    expect(id).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-1')).to.equal(id);
+    for (const other of [
+      logoutJobId('acct-2', 'site-a', 'sid-1', 'end:uid-1'), logoutJobId('acct-1', 'site-b', 'sid-1', 'end:uid-1'),
+      logoutJobId('acct-1', 'site-a', undefined, 'end:uid-1'), logoutJobId('acct-1', 'site-a', 'sid-1', 'end:uid-2'),
+    ]) expect(other).to.not.equal(id);
+  });
+});
