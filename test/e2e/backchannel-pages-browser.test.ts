@@ -30,7 +30,8 @@ describe('back-channel logout outcomes in Chromium at 390 px and on a desktop (a
     h = await startHarness('bcl-pages', {
       clients: [down],
       allowPrivateFetchHosts: ['127.0.0.1'],
-      plugin: { backchannelLogout: { attempts: 2, backoffMs: 10, giveUpAfterMs: 60_000 } },
+      // The queue's one retry 2 s after the first try: the signed-out page is shown before it.
+      plugin: { backchannelLogout: { attempts: 2, backoffMs: 2000, giveUpAfterMs: 60_000 } },
     });
     config = await discover(h, down);
     chromium = await launchChromium({ viewport: PHONE });
@@ -55,7 +56,7 @@ describe('back-channel logout outcomes in Chromium at 390 px and on a desktop (a
     const id = (await h.reference.accounts.findByEmail('bcl-pages@example.com'))!.accountId;
     expect(await h.reference.plugin.removeAccess(id, 'bcl-pages')).to.equal('removed');
     const unreachable = t('en', 'logouts.unreachable', { site: NAME });
-    for (let i = 0; i < 200 && !(await agent.get(`${h.issuer}/console`)).body.includes('could not be reached'); i += 1) await sleep(25);
+    for (let i = 0; i < 400 && !(await agent.get(`${h.issuer}/console`)).body.includes('could not be reached'); i += 1) await sleep(25);
 
     const found: string[] = [];
     for (const javaScriptEnabled of [true, false]) {
@@ -81,7 +82,7 @@ describe('back-channel logout outcomes in Chromium at 390 px and on a desktop (a
     expect(await page.getByRole('region', { name: t('en', 'logouts.title') }).locator('li').innerText()).to.equal(t('en', 'logouts.pending', { site: NAME }));
     found.push(...await checkPage(page, 'signed out, pending'));
     // Given up a moment later: the page, reloaded, says where to sign out by hand.
-    for (let i = 0; i < 200; i += 1) {
+    for (let i = 0; i < 400; i += 1) {
       await page.reload();
       if ((await page.locator('main').innerText()).includes(unreachable)) break;
       await sleep(25);

@@ -60,7 +60,8 @@ for (const embedded of [false, true]) describe(`back-channel logout, retried and
       embedded,
       clients: [flakySite(), downSite()],
       allowPrivateFetchHosts: ['127.0.0.1'],
-      plugin: { backchannelLogout: { attempts: 3, backoffMs: 100, giveUpAfterMs: 60_000 } },
+      // The queue's tries 250 ms and 750 ms after the first: the signed-out page is shown before them.
+      plugin: { backchannelLogout: { attempts: 3, backoffMs: 250, giveUpAfterMs: 60_000 } },
     });
     h.reference.plugin.on(BACKCHANNEL_LOGOUT_EVENT, (event) => events.push(event));
     flakyConfig = await discover(h, flakySite());
@@ -91,8 +92,8 @@ for (const embedded of [false, true]) describe(`back-channel logout, retried and
 
     await until('the third request', () => flaky.requests.length === 3);
     await until('the outcome recorded', async () => (await agent.get(`${h.issuer}/session/end/success`)).body.includes(escapeHtml(t('en', 'logouts.signed_out', { site: 'Flaky Site' }))));
-    // Nothing after the 200 (the queue's next tries would come 100, 200 ms later).
-    await sleep(500);
+    // Nothing after the 200 (a further try would come 1 s later).
+    await sleep(1200);
     expect(flaky.requests.map((r) => r.status)).to.deep.equal([503, 503, 200]);
     expect(flaky.accepted).to.have.length(1);
     const payload = await flaky.verify(flaky.accepted[0]!, h.issuer, 'bcl-flaky');
