@@ -93,6 +93,11 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
 
   /** Records how the first try, right after the sign-out, went: its failure leaves the logout to the queue. */
   async function tried(job: LogoutJob, err?: Error): Promise<void> {
+    if (err && deps.options.attempts <= 1) {
+      await giveUp(job, 1, err.message);
+      await deps.queue.drop(job.id);
+      return;
+    }
     if (err) {
       logger.warn('back-channel logout will be retried', { clientId: job.clientId, attempt: 1, reason: err.message });
       deps.emit({ clientId: job.clientId, outcome: 'retry', attempt: 1, reason: err.message });
@@ -109,6 +114,18 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
     const err = await send().then(() => undefined, (e: Error) => e);
     await tried(job, err);
   }
+
+  /** The logout is over without the site's answer: "could not be reached", and the person is told. */
+  async function giveUp(job: LogoutJob, attempt: number, reason: string): Promise<LogoutTry> {
+    await settle(job, 'unreachable');
+    logger.warn('back-channel logout given up: the site could not be reached', { clientId: job.clientId, attempt, reason });
+    deps.emit({ clientId: job.clientId, outcome: 'failed', attempt, reason });
+    const client = await deps.provider()?.Client.find(job.clientId).catch(() => undefined);
+    await deps.notices.give(job.accountId, 'site_unreachable', { clientId: job.clientId, name: client?.clientName ?? job.clientId, ref: job.id });
+    return 'unreachable';
+  }
+
+  const timeLeft = (job: LogoutJob) => Date.now() - job.at < deps.options.giveUpAfterMs;
 
   async function clientFor(clientId: string) {
     const client = await deps.provider()?.Client.find(clientId).catch(() => undefined);
@@ -144,21 +161,16 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
       logger.warn('back-channel logout dropped: the site is gone or has no back-channel logout address', { clientId: job.clientId });
       return 'dropped';
     }
+    // The queue's tries follow the one at the sign-out.
     const attempt = tries + 1;
     try {
       await backchannelLogoutOf(client)(job.accountId, job.sid);
     } catch (err) {
       const reason = (err as Error).message;
-      if (attempt < deps.options.attempts && Date.now() - job.at < deps.options.giveUpAfterMs) {
-        logger.warn('back-channel logout will be retried', { clientId: job.clientId, attempt, reason });
-        deps.emit({ clientId: job.clientId, outcome: 'retry', attempt, reason });
-        throw new RetryLogout(reason);
-      }
-      await settle(job, 'unreachable');
-      logger.warn('back-channel logout given up: the site could not be reached', { clientId: job.clientId, attempt, reason });
-      deps.emit({ clientId: job.clientId, outcome: 'failed', attempt, reason });
-      await deps.notices.give(job.accountId, 'site_unreachable', { clientId: job.clientId, name: client.clientName ?? job.clientId, ref: job.id });
-      return 'unreachable';
+      if (attempt >= deps.options.attempts || !timeLeft(job)) return giveUp(job, attempt, reason);
+      logger.warn('back-channel logout will be retried', { clientId: job.clientId, attempt, reason });
+      deps.emit({ clientId: job.clientId, outcome: 'retry', attempt, reason });
+      throw new RetryLogout(reason);
     }
     await settle(job, 'signed_out');
     logger.info('back-channel logout delivered', { clientId: job.clientId, attempt });

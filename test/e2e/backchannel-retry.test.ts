@@ -267,3 +267,36 @@ describe('back-channel logout retried by the letter worker\'s process (letters.w
     expect((await receiver.verify(receiver.accepted[0]!, h.issuer, 'bcl-worker')).sid).to.equal(tokens.claims()!.sid);
   });
 });
+
+describe('back-channel logout with attempts: 1', () => {
+  let h: Harness;
+  let receiver: BackchannelReceiver;
+  let site: ClientMetadata;
+
+  before(async () => {
+    receiver = await startReceiver({ statuses: () => 503 });
+    site = siteClient('bcl-once', { client_name: 'Once Site', backchannel_logout_uri: receiver.url });
+    h = await startHarness('bcl-once', {
+      clients: [site], allowPrivateFetchHosts: ['127.0.0.1'],
+      plugin: { backchannelLogout: { attempts: 1, backoffMs: 100, giveUpAfterMs: 60_000 } },
+    });
+  });
+  after(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  it('the one try failing is final: "could not be reached" at once, the notice given, nothing tried again', async () => {
+    const email = 'bcl-once@example.com';
+    const agent = new Agent();
+    await signIn(h, await discover(h, site), agent, email);
+    const id = (await h.reference.accounts.findByEmail(email))!.accountId;
+    expect(await h.reference.plugin.removeAccess(id, 'bcl-once')).to.equal('removed');
+    // Told before removeAccess returned.
+    const console = await agent.get(`${h.issuer}/console`);
+    expect(console.body).to.include(escapeHtml(t('en', 'logouts.unreachable', { site: 'Once Site' })));
+    await h.smtp.waitFor((l) => l.subject === t('en', 'notice.site_unreachable.subject', { serviceName: SERVICE, name: 'Once Site' }));
+    await sleep(500);
+    expect(receiver.requests.map((r) => r.status)).to.deep.equal([503]);
+  });
+});
