@@ -38,6 +38,7 @@ const CLUSTER_SUITE = [
   'test/e2e/token-batch.test.ts',
   'test/e2e/instances.test.ts',
   'test/e2e/backchannel-retry.test.ts',
+  'test/e2e/backchannel-durable.test.ts',
   'test/e2e/sign-in-strength.test.ts',
   'test/cluster/*.cluster.ts',
 ];
