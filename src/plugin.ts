@@ -48,6 +48,8 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     }
     letters.startWorker(parts.sendLetter);
     parts.ssfQueue.startWorker(parts.transmitter.process);
+    // Back-channel logouts left to retry go with the letters (src/notify/backchannel-logout.ts).
+    parts.logoutQueue.startWorker(parts.logouts.retry);
   };
 
   return {
@@ -64,10 +66,11 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     preferences,
     letters,
     startLetterWorker,
-    stopLetterWorker: async () => {
-      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker()]);
+    async stopLetterWorker() {
+      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.logoutQueue.stopWorker()]);
     },
     sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
+    queueLogout: parts.logouts.queueLogout,
     on(event, listener) {
       events.on(event, listener);
       return () => { events.off(event, listener); };
@@ -105,6 +108,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
         sites,
         orgs: organizations,
         lastUsed: parts.lastUsed,
+        logouts: parts.logouts,
       });
       configured = made;
       providers.jwks = host.jwks as typeof providers.jwks;
@@ -119,8 +123,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (options.letters.worker) startLetterWorker();
     },
     async close() {
-      await letters.close();
-      await parts.ssfQueue.close();
+      await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close()]);
       await mailer.close();
       await store.close();
     },

@@ -66,7 +66,7 @@ export interface ReferenceSettings {
   /** Serve /metrics on the public listener too (otherwise only where the caller serves `operations.registry`). */
   metricsOnPublic?: boolean;
   /** More plugin options (notify limits, letter queue, ...), passed through. */
-  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice'>>;
+  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice'>>;
 }
 
 export interface ReferenceProvider {
