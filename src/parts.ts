@@ -200,7 +200,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   });
 
   const deleteAccount = createAccountDeletion({
-    store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logger, subject: subjectAt,
+    store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logoutQueue, logger, subject: subjectAt,
     accountPurged: (accountId) => transmitter.signalNow({ kind: 'account_purged', accountId, reason: 'account_purged' }),
   });
 

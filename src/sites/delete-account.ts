@@ -1,6 +1,7 @@
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../host.ts';
 import type { LetterQueue } from '../notify/letters.ts';
+import type { LogoutQueue } from '../notify/logout-queue.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { Sessions } from '../sessions/sessions.ts';
 import type { SsfQueue } from '../ssf/set-queue.ts';
@@ -18,6 +19,8 @@ export interface DeleteAccountDeps {
   orgs: Organizations;
   letters: LetterQueue;
   ssfQueue: SsfQueue;
+  /** The back-channel logout queue (src/notify/logout-queue.ts). */
+  logoutQueue: Pick<LogoutQueue, 'dropAccount'>;
   logger: Logger;
   /** The `sub` the person has at the site (pairwise included, as in the ID token); undefined while the provider is not known. */
   subject: (accountId: string, clientId: string) => Promise<string | undefined>;
@@ -113,7 +116,8 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
 
     // 1. RISC account-purged first: it reads the sites and subjects now, before they go.
     await deps.accountPurged(accountId);
-    // 2. Every grant and session ends: each site with a grant or a session gets its back-channel logout.
+    // 2. Every grant and session ends: each site with a grant or a session gets its back-channel logout
+    //    (through the logout queue: tried at once, retried if the site does not answer).
     for (const clientId of clientIds) await access.cutAccess(accountId, clientId);
     await adapter.endAccountGrants(accountId);
     await sessions.endAll(accountId);
@@ -127,8 +131,11 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
       if (owner === accountId) await store.run(commands.hdel(), [key], [sub]);
     }
     for (const org of orgs.list()) await orgs.readmit(org.id, accountId);
-    // 5. Letters and Shared Signals jobs about the person (account-purged stays until delivered).
-    const jobsDropped = (await deps.letters.dropAccount(accountId)) + (await deps.ssfQueue.dropAccount(accountId, [...subjects.values()]));
+    // 5. Letters, logouts and Shared Signals jobs about the person: letters all; logouts and SETs still
+    //    to deliver stay (marked: no outcome recorded, no one told), the finished ones go.
+    const jobsDropped = (await deps.letters.dropAccount(accountId))
+      + (await deps.logoutQueue.dropAccount(accountId))
+      + (await deps.ssfQueue.dropAccount(accountId, [...subjects.values()]));
     // 6. Every key of the person, the Connected sites list last (a second call finds the sites again).
     const left: string[] = [];
     for await (const key of store.scan(personGlob(accountId))) left.push(key);

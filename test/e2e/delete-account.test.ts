@@ -49,6 +49,10 @@ for (const embedded of [false, true]) {
   describe(`plugin.deleteAccount (${embedded ? 'embedded store' : 'Redis'})`, () => {
     let h: Harness;
     let receiver: BackchannelReceiver;
+    // A site whose back-channel endpoint is down at first: its logout waits in the queue.
+    let flaky: BackchannelReceiver;
+    const flakySite = siteClient('del-flaky', {});
+    let fl: oidc.Configuration;
     const siteA = siteClient('del-a', {});
     const pairwise = siteClient('del-pw', { subject_type: 'pairwise', client_uri: 'https://pw.example' });
     let a: oidc.Configuration;
@@ -56,21 +60,26 @@ for (const embedded of [false, true]) {
 
     before(async () => {
       receiver = await startReceiver();
+      flaky = await startReceiver({ statuses: (n) => (n < 1 ? 503 : 200) });
+      flakySite.backchannel_logout_uri = flaky.url;
       siteA.backchannel_logout_uri = receiver.url;
       siteA.backchannel_logout_session_required = true;
       pairwise.backchannel_logout_uri = receiver.url;
       h = await startHarness(`delete-account-${embedded ? 'mem' : 'redis'}`, {
         embedded,
-        clients: [siteA, pairwise],
+        clients: [siteA, pairwise, flakySite],
+        plugin: { backchannelLogout: { attempts: 3, backoffMs: 250, giveUpAfterMs: 60_000 } },
         allowPrivateFetchHosts: ['127.0.0.1'],
         loginCodeLimits: { ...defaultLoginCodeLimits, perIp: { limit: 200, windowMs: 15 * 60_000 } },
       });
       a = await discover(h, siteA);
       pw = await discover(h, pairwise);
+      fl = await discover(h, flakySite);
     });
     after(async () => {
       await h?.close();
       await receiver?.close();
+      await flaky?.close();
     });
 
     it('logs the person out of every site, drops their queued letter, and leaves no key naming them or their subjects; a second call changes nothing', async () => {
@@ -128,6 +137,31 @@ for (const embedded of [false, true]) {
       await h.reference.plugin.deleteAccount(accountId);
       expect(receiver.tokens.length - tokensBefore).to.equal(2);
       expect(await keysNaming(h, [accountId, subPw])).to.deep.equal([]);
+    });
+
+    it('a logout the site did not take at once is still delivered after the deletion, with nothing recorded about the person and no one told; a second call then leaves nothing', async () => {
+      const email = `gone-flaky-${embedded ? 'm' : 'r'}@example.com`;
+      const agent = new Agent();
+      const signedIn = await signIn(h, fl, agent, email);
+      const accountId = (await h.reference.accounts.findByEmail(email))!.accountId;
+      const lettersBefore = h.smtp.letters.length;
+
+      await h.reference.deleteAccount(accountId);
+      expect(flaky.requests.map((r) => r.status)).to.deep.equal([503]);
+      expect(flaky.accepted).to.deep.equal([]);
+      // The queue tries again (250 ms later) and the site takes it (waited for, at most 10 s).
+      for (let i = 0; i < 200 && flaky.accepted.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+      const [token] = flaky.accepted;
+      expect(await flaky.verify(token!, h.issuer, 'del-flaky')).to.include({ sub: signedIn.tokens.claims()!.sub });
+      await lettersSettled(h);
+      expect(h.smtp.letters.slice(lettersBefore).map((l) => l.subject)).to.deep.equal([]);
+      expect(await h.reference.plugin.inbox.page(accountId)).to.deep.include({ items: [] });
+
+      // No outcome recorded for the person: the finished logout job (kept a day) is all that names them.
+      const left = await keysNaming(h, [accountId]);
+      expect(left.map((key) => key.slice(h.prefix.length).replace(/:[\w-]+$/, ':<job>'))).to.deep.equal(embedded ? [] : ['{logouts}:logouts:<job>']);
+      await h.reference.plugin.deleteAccount(accountId);
+      expect(await keysNaming(h, [accountId])).to.deep.equal([]);
     });
   });
 }
