@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type Provider from 'oidc-provider';
 
 import type { Logger } from '../host.ts';
+import type { BackchannelLogout } from '../notify/backchannel-logout.ts';
 import type { Preferences } from '../preferences.ts';
 import type { Sessions } from '../sessions/sessions.ts';
 import { consoleApiGuards, iso, siteJson, type ApiState } from './api.ts';
@@ -14,6 +15,8 @@ export interface ExportDeps {
   preferences: Preferences;
   sessions: Sessions;
   logger: Logger;
+  /** The person's back-channel logouts of the last week (the console's "Recent sign-outs at sites"). */
+  logouts?: Pick<BackchannelLogout, 'outcomesOf'> | undefined;
 }
 
 /** The format of the data copy: bumped when a member changes meaning. */
@@ -24,7 +27,8 @@ export const EXPORT_FORMAT = 'oidc-signout-notify/data-copy/1';
  * "Your data"): GET /console/api/export, a JSON file of what the plugin keeps
  * about the signed-in person, each part exactly as the console's JSON API
  * gives it: connected sites, settings per site, the language, every inbox
- * entry (all pages), the sessions, the organizations. Only the person's own
+ * entry (all pages), the sessions, the sign-outs at sites of the last week,
+ * the organizations. Only the person's own
  * service session gets it; never cached.
  */
 export function exportRoutes(deps: ExportDeps): Router<ApiState> {
@@ -33,12 +37,13 @@ export function exportRoutes(deps: ExportDeps): Router<ApiState> {
   api.get('/export', async (ctx) => {
     const { accountId } = ctx.state;
     const { data } = deps;
-    const [sites, senders, language, sessions, organizations] = await Promise.all([
+    const [sites, senders, language, sessions, organizations, logouts] = await Promise.all([
       data.sites(accountId),
       data.senders(accountId),
       deps.preferences.locale(accountId),
       sessionViews(deps, ctx, accountId),
       data.memberships(accountId),
+      deps.logouts?.outcomesOf(accountId) ?? [],
     ]);
     const inbox: unknown[] = [];
     for (let cursor: string | undefined, pages = 0; pages < 1000; pages += 1) {
@@ -58,6 +63,7 @@ export function exportRoutes(deps: ExportDeps): Router<ApiState> {
       senders: senders.map(({ clientId, name, muted, categories }) => ({ clientId, name, muted, categories })),
       inbox,
       sessions: sessions.map((s) => ({ ...s, firstSeenAt: iso(s.firstSeenAt), lastSeenAt: iso(s.lastSeenAt), expiresAt: iso(s.expiresAt) })),
+      logouts: logouts.map((l) => ({ ...l, at: iso(l.at) })),
       organizations: organizations.map((o) => ({ ...o, ...(o.removedAt !== undefined ? { removedAt: iso(o.removedAt) } : {}) })),
     };
   });

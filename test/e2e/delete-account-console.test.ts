@@ -50,6 +50,8 @@ describe('the console: a copy of your data, Delete my account', function () {
     const sub = tokens.claims()!.sub;
     for (const title of ['One', 'Two', 'Three']) expect((await notifyAs(h, site, { sub, category: 'transactional', title, body: `Message ${title}` })).status).to.equal(202);
     await h.reference.plugin.senders.update(sub, 'del-console-2', { muted: true });
+    // Remove access at the shop: its logout is shown on the console ("Recent sign-outs at sites").
+    expect(await h.reference.plugin.removeAccess(sub, 'del-console')).to.equal('removed');
 
     const copy = await api(agent, 'GET', '/export');
     expect(copy.status).to.equal(200);
@@ -65,6 +67,7 @@ describe('the console: a copy of your data, Delete my account', function () {
     expect(data.inbox).to.deep.equal(((await api(agent, 'GET', '/inbox')).body as unknown as { items: unknown[] }).items);
     expect((data.inbox as { title: string }[]).map((m) => m.title)).to.deep.equal(['Three', 'Two', 'One']);
     expect((data.sites as { clientId: string }[]).map((s) => s.clientId).sort()).to.deep.equal(['del-console', 'del-console-2']);
+    expect((data.logouts as { clientId: string; state: string }[]).map(({ clientId, state }) => ({ clientId, state }))).to.deep.equal([{ clientId: 'del-console', state: 'signed_out' }]);
     expect((data.senders as { clientId: string; muted: boolean }[]).find((s) => s.clientId === 'del-console-2')).to.include({ muted: true });
 
     // Without the session: 401 as every console API route.
