@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
-import { dropJobs } from './drop-jobs.ts';
+import { dropJobs, patientConnection, throttled } from './queue-kit.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
@@ -65,38 +65,6 @@ export interface LetterQueueOptions {
   /** Seconds finished jobs are kept (sent or skipped; given up). */
   keepCompletedSeconds: number;
   keepFailedSeconds: number;
-}
-
-/**
- * During an outage BullMQ reports every failed reconnect: one line per
- * reason every 10 s, with how many were left out, keeps the log readable.
- */
-export function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
-  const last = new Map<string, { at: number; dropped: number }>();
-  return (err) => {
-    const now = Date.now();
-    const seen = last.get(err.message);
-    if (seen && now - seen.at < everyMs) {
-      seen.dropped += 1;
-      return;
-    }
-    logger.error(message, { reason: err.message, ...(seen?.dropped ? { repeated: seen.dropped } : {}) });
-    last.set(err.message, { at: now, dropped: 0 });
-    if (last.size > 100) last.clear();
-  };
-}
-
-/**
- * A BullMQ worker's connection: blocking commands need one of their own,
- * which never gives up retrying. It waits out an outage (BullMQ's own
- * retries), unlike the request path's client. The logout queue's worker
- * uses it too (./logout-queue.ts).
- */
-export function patientConnection(redis: Redis | Cluster): Redis | Cluster {
-  const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
-  return 'isCluster' in redis && redis.isCluster
-    ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
-    : (redis as Redis).duplicate(patient);
 }
 
 /** Told of every try of a letter the worker finishes (metrics). */

@@ -5,8 +5,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
-import { DONE_STATES, dropJobs } from './drop-jobs.ts';
-import { patientConnection, throttled } from './letters.ts';
+import { DONE_STATES, dropJobs, patientConnection, throttled } from './queue-kit.ts';
 
 /**
  * One back-channel logout to deliver: who, which site, which session there.

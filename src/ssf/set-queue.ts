@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 
 import type { Logger } from '../host.ts';
-import { dropJobs, DONE_STATES } from '../notify/drop-jobs.ts';
+import { dropJobs, DONE_STATES } from '../notify/queue-kit.ts';
 import { asUnavailable } from '../store/availability.ts';
 import type { Signal } from './signal.ts';
 
