@@ -96,7 +96,7 @@ describe('the console: a copy of your data, Delete my account', function () {
     expect(asked.location).to.equal(`${h.issuer}/console/sign-in-again?${new URLSearchParams({ action: 'delete_account', back: '/console/delete-account' }).toString()}`);
     expect(await h.reference.accounts.findByEmail(email)).to.not.equal(undefined);
     const why = await agent.get(new URL(asked.location!, h.issuer).href);
-    expect(why.body).to.include(t('en', 'reauth.why.delete_account'));
+    expect(why.body).to.include(t('en', 'reauth.why.delete_account')).and.include(t('en', 'reauth.explain.delete_account'));
     const signInHref = /<a class="button primary" href="([^"]+)">/.exec(why.body)![1]!.replaceAll('&amp;', '&');
     const isConsoleCallback = (u: string) => u.startsWith(`${h.issuer}/console/callback`);
     const first = await agent.follow(await agent.get(signInHref), isConsoleCallback);

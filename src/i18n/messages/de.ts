@@ -163,6 +163,7 @@ export const de: Record<keyof typeof en, string> = {
   'console.delete.done_title': "Ihr Konto ist gelöscht",
   'console.delete.done': "Ihr Konto und was dieser Dienst über Sie gespeichert hatte, sind gelöscht, und die Websites, die Sie genutzt haben, wurden abgemeldet. Protokolle und Sicherungen enthalten Spuren, bis sie ablaufen.",
   'reauth.explain': 'Damit erhält etwas neuen Zugang zu Ihrem Konto. Dafür ist eine frische Anmeldung nötig, so wie Sie sich sonst anmelden. So kann niemand, der diesen Browser in die Hände bekommen hat, das tun. Danach kommen Sie hierher zurück und können es erneut tun.',
+  'reauth.explain.delete_account': "Das Löschen Ihres Kontos lässt sich nicht rückgängig machen. Deshalb ist eine aktuelle Anmeldung nötig, so wie Sie sich sonst anmelden: So kann es niemand tun, der an diesen Browser gelangt ist. Danach kommen Sie hierher zurück und können es erneut auslösen.",
   'reauth.submit': 'Erneut anmelden',
 
   'console.sites.title': 'Verbundene Websites',

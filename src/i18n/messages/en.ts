@@ -161,6 +161,7 @@ export const en = {
   'console.delete.done_title': "Your account is deleted",
   'console.delete.done': "Your account and what this service kept about you are erased, and the sites you used were signed out. Logs and backups keep traces until they expire.",
   'reauth.explain': 'This gives new access to your account, so it needs a recent sign-in, the way you usually sign in. That keeps anyone who got hold of this browser from doing it. Afterwards you come back here and can do it again.',
+  'reauth.explain.delete_account': "Deleting your account cannot be undone, so it needs a recent sign-in, the way you usually sign in: no one who got hold of this browser can do it. Then you come back here and can press it again.",
   'reauth.submit': 'Sign in again',
 
   'console.sites.title': 'Connected sites',

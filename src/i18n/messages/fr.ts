@@ -164,6 +164,7 @@ export const fr: Record<keyof typeof en, string> = {
   'console.delete.done_title': "Votre compte est supprimé",
   'console.delete.done': "Votre compte et ce que ce service conservait sur vous sont effacés, et les sites que vous utilisiez ont été déconnectés. Les journaux et les sauvegardes en gardent des traces jusqu’à leur expiration.",
   'reauth.explain': 'Cela donne un nouvel accès à votre compte : il faut donc une connexion récente, comme vous vous connectez d’habitude. Ainsi, personne ayant mis la main sur ce navigateur ne peut le faire. Ensuite, vous revenez ici et pouvez recommencer.',
+  'reauth.explain.delete_account': "La suppression de votre compte est irréversible : elle demande donc une connexion récente, comme vous vous connectez d’habitude. Ainsi, personne ayant mis la main sur ce navigateur ne peut le faire. Ensuite, vous revenez ici et pouvez recommencer.",
   'reauth.submit': 'Se reconnecter',
 
   'console.sites.title': 'Sites connectés',
