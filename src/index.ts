@@ -17,6 +17,7 @@ export type { Store } from './store/store.ts';
 export type { Letter, Mailer } from './mail/mailer.ts';
 export type { Member, Organization, Organizations } from './orgs/organizations.ts';
 export type { BlockResult, RemoveAccessResult, RemoveMemberResult, UnblockResult } from './sites/access.ts';
+export type { DeleteAccountResult } from './sites/delete-account.ts';
 export type { ConnectedSite, ConnectedSites, SiteStatus } from './sites/connected-sites.ts';
 export type { ServiceSession, Sessions } from './sessions/sessions.ts';
 export type { Category, Delivery, SkipReason } from './notify/categories.ts';

@@ -30,6 +30,7 @@ import { createBrowsers } from './sessions/browsers.ts';
 import { createSessions } from './sessions/sessions.ts';
 import { createSiteAccess } from './sites/access.ts';
 import { createConnectedSites } from './sites/connected-sites.ts';
+import { createAccountDeletion } from './sites/delete-account.ts';
 import { createLastUsed } from './sites/last-used.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 import { createTheftNotices } from './theft/notice.ts';
@@ -185,18 +186,26 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
   const streams = createStreams(store);
   const signingProvider = () => providers.attached ?? providers.forLetters;
+  /** The `sub` a person has at a site, as in its ID tokens (pairwise included). */
+  const subjectAt = async (accountId: string, clientId: string) => {
+    const provider = signingProvider();
+    const client = await provider?.Client.find(clientId).catch(() => undefined);
+    return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
+  };
   const transmitter = createTransmitter({
     store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS,
     issuer: () => signingProvider()?.issuer,
     sign: setSigner(() => providers.jwks),
-    async subject(accountId, clientId) {
-      const provider = signingProvider();
-      const client = await provider?.Client.find(clientId).catch(() => undefined);
-      return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
-    },
+    subject: subjectAt,
+  });
+
+  const deleteAccount = createAccountDeletion({
+    store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logoutQueue, logger, subject: subjectAt,
+    accountPurged: (accountId) => transmitter.signalNow({ kind: 'account_purged', accountId, reason: 'account_purged' }),
   });
 
   return {
+    deleteAccount,
     streams, ssfQueue, transmitter,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),

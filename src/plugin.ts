@@ -92,6 +92,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       logger.warn('every grant and session of the person ended by the service');
       return at;
     },
+    deleteAccount: parts.deleteAccount,
     async securityNotice(accountId, kind, details = {}) {
       if (!isSecurityNoticeKind(kind)) throw new TypeError(`oidc-signout-notify: securityNotice: unknown kind "${String(kind)}"; one of ${SECURITY_NOTICE_KINDS.join(', ')}`);
       return parts.notices.give(accountId, kind, details);

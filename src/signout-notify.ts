@@ -18,6 +18,7 @@ import type { Sessions } from './sessions/sessions.ts';
 import type { SharedSignals } from './ssf/host-api.ts';
 import type { BlockResult, RemoveAccessResult, RemoveMemberResult, UnblockResult } from './sites/access.ts';
 import type { ConnectedSite, ConnectedSites } from './sites/connected-sites.ts';
+import type { DeleteAccountResult } from './sites/delete-account.ts';
 import type { Store } from './store/store.ts';
 
 /** The plugin as a host holds it (`createSignoutNotify`): its parts, and what a host calls. */
@@ -112,6 +113,18 @@ export interface SignoutNotify {
    * effect (ms since the epoch).
    */
   endAccountAccess(accountId: string): Promise<number>;
+  /**
+   * The person is deleted (the host calls this when it deletes them; docs/security.md
+   * "Deleting a person"): RISC account-purged to their sites, every service
+   * session and grant ends (each site with a grant or session gets its
+   * back-channel logout), letters and Shared Signals causes about them are
+   * taken out of the queues, and every key the plugin holds for them is
+   * erased (docs/redis-keys.md "What deleteAccount erases"). Safe to call
+   * again: a second call finishes one cut short. Walks every key under the
+   * prefix once (SCAN, on every master of a Cluster). The host erases its
+   * own records of the person.
+   */
+  deleteAccount(accountId: string): Promise<DeleteAccountResult>;
   /**
    * Tells the person of something that concerns their account's security
    * (docs/security.md "Security notices"): an inbox entry from the service

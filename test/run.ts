@@ -43,6 +43,7 @@ const CLUSTER_SUITE = [
   'test/e2e/upstream-link-first.test.ts',
   'test/store/accounts.test.ts',
   'test/e2e/shared-signals.test.ts',
+  'test/e2e/delete-account.test.ts',
   'test/cluster/*.cluster.ts',
 ];
 const MOCHA_ARGS = ['--no-config', '--extension', 'ts', '--timeout', '30000', '--exit'];

@@ -11,6 +11,8 @@ import type { Transporter } from 'nodemailer';
 import { createSignoutNotify, type Logger, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
 import { negotiateLocale, sendErrorPage } from '../../src/pages.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
+import { accountDeletion } from './delete-account.ts';
+import { accountRoutes } from './account-routes.ts';
 import { trustProxies, type TrustProxy } from './client-ip.ts';
 import { SELECT_ACCOUNT } from './interaction-kit.ts';
 import { interactionRoutes } from './interactions.ts';
@@ -71,6 +73,8 @@ export interface ReferenceProvider {
   provider: Provider;
   plugin: SignoutNotify;
   accounts: Accounts;
+  /** Deletes a person: the reference provider's own records of them, then the plugin's deleteAccount ("Delete my account"). */
+  deleteAccount(accountId: string): Promise<void>;
   /** Health, readiness and metrics (docs/operations.md "Running in production". */
   operations: Operations;
   /**
@@ -123,6 +127,7 @@ function referencePolicy() {
 export async function createReferenceProvider(settings: ReferenceSettings): Promise<ReferenceProvider> {
   const serviceName = settings.serviceName ?? 'Sign-in service';
   let ways: SignInWays | undefined;
+  let account: ReturnType<typeof accountRoutes> | undefined;
   const plugin = createSignoutNotify({
     redis: settings.redis,
     keyPrefix: settings.keyPrefix,
@@ -132,7 +137,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
       const account = await accounts.get(accountId);
       return account && { email: account.email, locale: account.locale, name: account.name };
     },
-    console: { sections: (person) => ways?.sections(person) ?? [], recentSignInSeconds: settings.recentSignInSeconds },
+    console: { sections: async (person) => [...(await ways?.sections(person) ?? []), ...(account?.sections(person) ?? [])], recentSignInSeconds: settings.recentSignInSeconds },
     logger: settings.logger,
     allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
     ...settings.plugin,
@@ -208,11 +213,14 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
   const provider = new Provider(settings.issuer, configuration);
   trustProxies(provider, settings.trustProxy);
 
+  const deleteAccount = accountDeletion(plugin.store, plugin);
   const loginCodes = createLoginCodes(plugin.store, secret, settings.loginCodeLimits ?? defaultLoginCodeLimits);
   const operations = createOperations(plugin, { metricsOnPublic: settings.metricsOnPublic, redis: settings.redis });
   provider.use(operations.middleware);
   ways = signInWays({ issuer: settings.issuer, serviceName, upstreams: settings.upstreams ?? [], plugin, accounts, ipLimits: loginCodes.ipLimits, secret });
   ways.mount(provider);
+  account = accountRoutes({ provider, accounts, preferences: plugin.preferences, logger, serviceName, secret, recentSignIn: plugin.recentSignIn, deleteAccount });
+  provider.use(account.routes.routes());
   const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret, logger, passkeys: ways.passkeys, upstreams: ways.upstreams, store: plugin.store, securityNotice: plugin.securityNotice, sharedSignals: plugin.sharedSignals });
   provider.use(router.routes());
   plugin.attach(provider);
@@ -222,6 +230,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     provider,
     plugin,
     accounts,
+    deleteAccount,
     operations,
     async shutdown(timeoutMs) {
       operations.draining();

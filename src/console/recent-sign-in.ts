@@ -9,7 +9,7 @@ import { isConsoleBack } from './page-context.ts';
  * a passkey"). `continue` says it in general words, for a host's action the
  * plugin has no sentence for.
  */
-export const RECENT_SIGN_IN_ACTIONS = ['add_passkey', 'link_account', 'unblock_site', 'continue'] as const;
+export const RECENT_SIGN_IN_ACTIONS = ['add_passkey', 'link_account', 'unblock_site', 'delete_account', 'continue'] as const;
 export type RecentSignInAction = typeof RECENT_SIGN_IN_ACTIONS[number];
 
 export const isRecentSignInAction = (value: unknown): value is RecentSignInAction =>

@@ -6,7 +6,7 @@ import type { Csrf } from '../http/csrf.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { sendPage } from '../http/page.ts';
 import type { ContactLookup, Logger } from '../host.ts';
-import type { ServiceSession, Sessions } from '../sessions/sessions.ts';
+import type { Sessions } from '../sessions/sessions.ts';
 import { endSessionsConfirmPage, sessionsPage, type SessionView } from '../../views/console/sessions.ts';
 import { consoleApiGuards, iso, notFound, type ApiState } from './api.ts';
 import { backWithNotice, consoleForm, pageCommon, signedInPages, type PageState } from './page-context.ts';
@@ -20,6 +20,15 @@ export interface SessionRoutesDeps {
   logger: Logger;
 }
 
+/** The person's sessions as the page, the API and the data copy show them (the one of this request marked `current`). */
+export async function sessionViews(deps: { provider: Provider; sessions: Sessions }, ctx: Context, accountId: string): Promise<SessionView[]> {
+  const [list, current] = await Promise.all([deps.sessions.list(accountId), deps.provider.Session.get(ctx).then((s) => s.uid)]);
+  const ids = [...new Set(list.flatMap((s) => s.clientIds))];
+  const clients = await Promise.all(ids.map((id) => deps.provider.Client.find(id).catch(() => undefined)));
+  const named = new Map(ids.map((id, i) => [id, clients[i]?.clientName ?? id]));
+  return list.map(({ clientIds, ...s }) => ({ ...s, current: s.id === current, sites: clientIds.map((clientId) => ({ clientId, name: named.get(clientId)! })) }));
+}
+
 /**
  * Where the person is signed in (docs/console.md "Sessions and devices":
  * `/console/sessions` with "Sign out of this device", "Sign out everywhere
@@ -28,23 +37,8 @@ export interface SessionRoutesDeps {
 export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
   const { provider, sessions } = deps;
 
-  /** The uid of the session this request comes from. */
-  async function currentUid(ctx: Context): Promise<string> {
-    return (await provider.Session.get(ctx)).uid;
-  }
-
-  async function names(list: ServiceSession[]): Promise<Map<string, string>> {
-    const ids = [...new Set(list.flatMap((s) => s.clientIds))];
-    const clients = await Promise.all(ids.map((id) => provider.Client.find(id).catch(() => undefined)));
-    return new Map(ids.map((id, i) => [id, clients[i]?.clientName ?? id]));
-  }
-
-  /** The person's sessions as the page and the API show them. */
-  async function views(ctx: Context, accountId: string): Promise<SessionView[]> {
-    const [list, current] = await Promise.all([sessions.list(accountId), currentUid(ctx)]);
-    const named = await names(list);
-    return list.map(({ clientIds, ...s }) => ({ ...s, current: s.id === current, sites: clientIds.map((clientId) => ({ clientId, name: named.get(clientId)! })) }));
-  }
+  const currentUid = async (ctx: Context) => (await provider.Session.get(ctx)).uid;
+  const views = (ctx: Context, accountId: string) => sessionViews(deps, ctx, accountId);
 
   /**
    * Ends every session of the person but this one (or this one too), however

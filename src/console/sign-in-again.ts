@@ -46,6 +46,7 @@ export function signInAgainRoutes(deps: SignInAgainDeps): Router {
       serviceName,
       accountEmail: contact?.email ?? contact?.name,
       why: `reauth.why.${action}`,
+      explain: action === 'delete_account' ? 'reauth.explain.delete_account' : undefined,
       signInUrl: consoleSignInUrl(provider, back, true),
       back,
     }));

@@ -154,6 +154,7 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
 
   /** The queue's try (`tries`: the queue's count; the first try at the sign-out came before). */
   async function retry(job: LogoutJob, tries: number): Promise<LogoutTry> {
+    if (job.erased) return retryErased(job, tries);
     const state = await stateOf(job);
     if (state === 'signed_out' || state === 'unreachable') return 'already_done';
     const client = await clientFor(job.clientId);
@@ -174,6 +175,27 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
     }
     await settle(job, 'signed_out');
     logger.info('back-channel logout delivered', { clientId: job.clientId, attempt });
+    deps.emit({ clientId: job.clientId, outcome: 'sent', attempt });
+    return 'signed_out';
+  }
+
+  /** A deleted person's logout: delivered as any other, with nothing recorded about them and no one told. */
+  async function retryErased(job: LogoutJob, tries: number): Promise<LogoutTry> {
+    const client = await clientFor(job.clientId);
+    if (!client) return 'dropped';
+    const attempt = tries + 1;
+    try {
+      await backchannelLogoutOf(client)(job.accountId, job.sid);
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (attempt >= deps.options.attempts || !timeLeft(job)) {
+        logger.warn('back-channel logout of a deleted person given up: the site could not be reached', { clientId: job.clientId, attempt, reason });
+        deps.emit({ clientId: job.clientId, outcome: 'failed', attempt, reason });
+        return 'unreachable';
+      }
+      deps.emit({ clientId: job.clientId, outcome: 'retry', attempt, reason });
+      throw new RetryLogout(reason);
+    }
     deps.emit({ clientId: job.clientId, outcome: 'sent', attempt });
     return 'signed_out';
   }

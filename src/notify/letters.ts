@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
+import { dropJobs, patientConnection, throttled } from './queue-kit.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
@@ -66,38 +67,6 @@ export interface LetterQueueOptions {
   keepFailedSeconds: number;
 }
 
-/**
- * During an outage BullMQ reports every failed reconnect: one line per
- * reason every 10 s, with how many were left out, keeps the log readable.
- */
-export function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
-  const last = new Map<string, { at: number; dropped: number }>();
-  return (err) => {
-    const now = Date.now();
-    const seen = last.get(err.message);
-    if (seen && now - seen.at < everyMs) {
-      seen.dropped += 1;
-      return;
-    }
-    logger.error(message, { reason: err.message, ...(seen?.dropped ? { repeated: seen.dropped } : {}) });
-    last.set(err.message, { at: now, dropped: 0 });
-    if (last.size > 100) last.clear();
-  };
-}
-
-/**
- * A BullMQ worker's connection: blocking commands need one of their own,
- * which never gives up retrying. It waits out an outage (BullMQ's own
- * retries), unlike the request path's client. The logout queue's worker
- * uses it too (./logout-queue.ts).
- */
-export function patientConnection(redis: Redis | Cluster): Redis | Cluster {
-  const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
-  return 'isCluster' in redis && redis.isCluster
-    ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
-    : (redis as Redis).duplicate(patient);
-}
-
 /** Told of every try of a letter the worker finishes (metrics). */
 export type OnLetter = (event: LetterEvent) => void;
 
@@ -119,6 +88,8 @@ export interface LetterQueue {
   stopWorker(): Promise<void>;
   /** Letters not sent yet (waiting, delayed or being sent). */
   pending(): Promise<number>;
+  /** The person is deleted: takes every letter to them out, sent or not (one being sent now finishes); returns how many. */
+  dropAccount(accountId: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -204,6 +175,9 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
       const counts = await queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'waiting-children');
       return Object.values(counts).reduce((a, b) => a + b, 0);
     },
+    async dropAccount(accountId) {
+      return dropJobs(queue, (data) => data.accountId === accountId);
+    },
     async close() {
       clearInterval(cleaner);
       await worker?.close();
@@ -222,7 +196,8 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
   // Ids queued and not finished; a finished one queued again is caught by the sent marker.
   const known = new Set<string>();
   const waiting: { job: LetterJob; attempt: number }[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  // Retry timers and the letter each brings back (dropAccount takes it).
+  const timers = new Map<NodeJS.Timeout, LetterJob>();
   let running = 0;
   let closed = false;
   let process: ((job: LetterJob) => Promise<LetterOutcome>) | undefined;
@@ -251,7 +226,7 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
           waiting.push({ job: next.job, attempt });
           pump();
         }, options.backoffMs * 2 ** (attempt - 1));
-        timers.add(timer);
+        timers.set(timer, next.job);
       }).finally(() => {
         running -= 1;
         pump();
@@ -279,9 +254,21 @@ export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, o
     async pending() {
       return waiting.length + running + timers.size;
     },
+    async dropAccount(accountId) {
+      const kept = waiting.filter(({ job }) => job.accountId !== accountId);
+      let dropped = waiting.length - kept.length;
+      waiting.splice(0, waiting.length, ...kept);
+      for (const [timer, job] of timers) {
+        if (job.accountId !== accountId) continue;
+        clearTimeout(timer);
+        timers.delete(timer);
+        dropped += 1;
+      }
+      return dropped;
+    },
     async close() {
       closed = true;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers.keys()) clearTimeout(timer);
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
-import { patientConnection, throttled } from './letters.ts';
+import { DONE_STATES, dropJobs, patientConnection, throttled } from './queue-kit.ts';
 
 /**
  * One back-channel logout to deliver: who, which site, which session there.
@@ -23,6 +23,8 @@ export interface LogoutJob {
   signoutId?: string | undefined;
   /** When the sign-out happened (ms since the epoch): the logout is given up `giveUpAfterMs` later. */
   at: number;
+  /** The person is deleted (plugin.deleteAccount): still delivered, but no outcome is recorded and no one is told. */
+  erased?: boolean | undefined;
 }
 
 /** What one try ended with. `retry` throws in the queue, so it is tried again after the backoff. */
@@ -49,6 +51,13 @@ export interface LogoutQueue {
   /** Starts delivering in this process; `tries` counts the queue's tries (the first is 1). */
   startWorker(process: (job: LogoutJob, tries: number) => Promise<LogoutTry>): void;
   stopWorker(): Promise<void>;
+  /**
+   * The person is deleted: their finished logouts are removed, the ones still
+   * to deliver are marked `erased` (delivered, nothing recorded; they go a
+   * day after they finish, or with a second deleteAccount). Returns how many
+   * were removed.
+   */
+  dropAccount(accountId: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -81,6 +90,13 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
     async drop(id) {
       // A job the worker holds is not removed (BullMQ): it reads the outcome and sends nothing.
       await queue.remove(id).catch(() => 0);
+    },
+    async dropAccount(accountId) {
+      const pending = await queue.getJobs(['wait', 'delayed', 'prioritized', 'active'], 0, -1, true).catch(asUnavailable);
+      for (const job of pending) {
+        if (job?.data.accountId === accountId && !job.data.erased) await job.updateData({ ...job.data, erased: true, signoutId: undefined }).catch(() => undefined);
+      }
+      return dropJobs(queue, (data) => data.accountId === accountId, DONE_STATES);
     },
     startWorker(process) {
       if (worker) return;
@@ -116,7 +132,7 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
  */
 export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): LogoutQueue {
   const known = new Set<string>();
-  const timers = new Map<NodeJS.Timeout, string>();
+  const timers = new Map<NodeJS.Timeout, LogoutJob>();
   const waiting: { job: LogoutJob; tries: number }[] = [];
   let process: ((job: LogoutJob, tries: number) => Promise<LogoutTry>) | undefined;
   let closed = false;
@@ -131,7 +147,7 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
       pump();
     }, ms);
     timer.unref();
-    timers.set(timer, job.id);
+    timers.set(timer, job);
   });
   function pump(): void {
     while (process && !closed && waiting.length > 0) {
@@ -154,11 +170,20 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
     },
     async drop(id) {
       for (const [timer, of] of timers) {
-        if (of !== id) continue;
+        if (of.id !== id) continue;
         clearTimeout(timer);
         timers.delete(timer);
         known.delete(id);
       }
+    },
+    async dropAccount(accountId) {
+      // Nothing finished is kept in this process: the ones to come are marked.
+      for (const job of [...timers.values(), ...waiting.map((w) => w.job)]) {
+        if (job.accountId !== accountId) continue;
+        job.erased = true;
+        job.signoutId = undefined;
+      }
+      return 0;
     },
     startWorker(fn) {
       process = fn;

@@ -1,7 +1,9 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
+import { decodeJwt } from 'jose';
 
 import type { Logger } from '../host.ts';
+import { dropJobs, DONE_STATES } from '../notify/queue-kit.ts';
 import { asUnavailable } from '../store/availability.ts';
 import type { Signal } from './signal.ts';
 
@@ -29,7 +31,26 @@ export interface SsfQueue {
   stopWorker(): Promise<void>;
   /** Jobs not done yet. */
   pending(): Promise<number>;
+  /**
+   * The person is deleted: takes out the causes about them (but an
+   * account-purged still to be fanned out) and the SETs already delivered
+   * or given up whose subject is one of theirs. SETs still to deliver stay
+   * (they tell the sites). Returns how many jobs were taken.
+   */
+  dropAccount(accountId: string, subjects: string[]): Promise<number>;
   close(): Promise<void>;
+}
+
+const purged = (job: SsfJob) => job.kind === 'signal' && job.signal.kind === 'account_purged';
+
+/** Whether a SET's subject (`sub_id`) is one of these. */
+function aboutSubject(set: string, subjects: string[]): boolean {
+  try {
+    const { sub_id: subId } = decodeJwt(set) as { sub_id?: Record<string, unknown> };
+    return Object.values(subId ?? {}).some((value) => typeof value === 'string' && subjects.includes(value));
+  } catch {
+    return false;
+  }
 }
 
 /** BullMQ job ids may not contain ':' beyond its own use; ours are base64url and dots. */
@@ -61,9 +82,16 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
         jobId: jobId(job),
         attempts: options.attempts,
         backoff: { type: 'exponential', delay: options.backoffMs },
-        removeOnComplete: { age: options.keepSeconds },
+        // An account-purged cause (the person's sites and subjects) goes once fanned out.
+        removeOnComplete: purged(job) ? true : { age: options.keepSeconds },
         removeOnFail: { age: options.keepSeconds },
       }).catch(asUnavailable);
+    },
+    async dropAccount(accountId, subjects) {
+      const causes = await dropJobs(queue, (data) => data.kind === 'signal' && data.signal.accountId === accountId && !purged(data));
+      const doneCauses = await dropJobs(queue, (data) => data.kind === 'signal' && data.signal.accountId === accountId, DONE_STATES);
+      const sets = await dropJobs(queue, (data) => data.kind === 'set' && aboutSubject(data.set, subjects), DONE_STATES);
+      return causes + doneCauses + sets;
     },
     startWorker(process) {
       if (worker) return;
@@ -166,6 +194,18 @@ export function memorySsfQueue(options: SsfQueueOptions, logger: Logger): SsfQue
     },
     async pending() {
       return waiting.length + running + timers.size;
+    },
+    async dropAccount(accountId) {
+      // Nothing done is kept in this process: only causes still waiting are taken.
+      const before = waiting.length;
+      for (let i = waiting.length - 1; i >= 0; i -= 1) {
+        const { job } = waiting[i]!;
+        if (job.kind === 'signal' && job.signal.accountId === accountId && !purged(job)) {
+          known.delete(jobId(job));
+          waiting.splice(i, 1);
+        }
+      }
+      return before - waiting.length;
     },
     async close() {
       closed = true;

@@ -287,7 +287,12 @@ export class MemoryStore extends CountingStore implements Store {
   }
 }
 
+/** SCAN's MATCH as a regular expression: `*`, `?`, and `\\x` for a literal x (no classes: the plugin uses none). */
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob.replace(/\\(.)|([*?])|([.+^${}()|[\]\\])/gs, (_m, escaped?: string, wild?: string, special?: string) => {
+    if (escaped !== undefined) return escaped.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (wild !== undefined) return wild === '*' ? '.*' : '.';
+    return `\\${special!}`;
+  });
   return new RegExp(`^${body}$`, 's');
 }

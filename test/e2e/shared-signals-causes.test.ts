@@ -137,4 +137,18 @@ describe('Shared Signals: what each loss of access sends', () => {
     expect(sets.map((s) => [s.payload.aud, s.type]).sort()).to.deep.equal([['ssf-a', `${RISC}/account-purged`], ['ssf-b', `${RISC}/account-purged`]]);
     expect(sets.find((s) => s.payload.aud === 'ssf-a')!.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: h.issuer, sub: atA.tokens.claims()!.sub });
   });
+
+  it('plugin.deleteAccount (the reference provider\'s Delete my account): account-purged to every site of the person, in their subject there, one txn', async () => {
+    const agent = new Agent();
+    const atA = await signIn(h, a, agent, 'deleted@example.com');
+    const atB = await signIn(h, b, agent, 'deleted@example.com');
+    const id = await accountId('deleted@example.com');
+    const from = receiver.pushed.length;
+    await h.reference.deleteAccount(id);
+    const sets = await since(from, 2);
+    expect(sets.map((s) => [s.payload.aud, s.type]).sort()).to.deep.equal([['ssf-a', `${RISC}/account-purged`], ['ssf-b', `${RISC}/account-purged`]]);
+    expect(sets.find((s) => s.payload.aud === 'ssf-a')!.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: h.issuer, sub: atA.tokens.claims()!.sub });
+    expect(sets.find((s) => s.payload.aud === 'ssf-b')!.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: h.issuer, sub: atB.tokens.claims()!.sub });
+    expect(sets[0]!.payload.txn).to.equal(sets[1]!.payload.txn);
+  });
 });

@@ -122,7 +122,7 @@ describe('plugin options (resolveOptions / createSignoutNotify)', () => {
       }
       return 'no error';
     };
-    expect(await refusedWith({ action: 'add_address', back: '/console' })).to.equal('oidc-signout-notify: recentSignIn: action must be one of add_passkey, link_account, unblock_site, continue');
+    expect(await refusedWith({ action: 'add_address', back: '/console' })).to.equal('oidc-signout-notify: recentSignIn: action must be one of add_passkey, link_account, unblock_site, delete_account, continue');
     for (const back of ['https://evil.example/console', '/console/../auth', '/console/%2e%2E/auth', '/console/.%2e', '/console/callback', '/consoles', '/console?x=1', '/console#Two Words']) {
       expect(await refusedWith({ action: 'continue', back }), back).to.equal('oidc-signout-notify: recentSignIn: back must be a path under /console (a section\'s #anchor at most)');
     }

@@ -15,6 +15,8 @@ export interface SignInAgainInput {
   accountEmail?: string | undefined;
   /** The action's sentence: `reauth.why.<action>`. */
   why: MessageKey;
+  /** Why a recent sign-in: `reauth.explain` (it adds a way in), or the action's own. */
+  explain?: MessageKey | undefined;
   /** The console's authorization request with `max_age=0`. */
   signInUrl: string;
   /** The page of the action (a console path, checked by the caller). */
@@ -26,7 +28,7 @@ export function signInAgainPage(input: SignInAgainInput): Page {
   const title = t(locale, 'reauth.title');
   const main = html`<h1>${title}</h1>
 <p class="lead">${t(locale, input.why)}</p>
-<p class="muted">${t(locale, 'reauth.explain')}</p>
+<p class="muted">${t(locale, input.explain ?? 'reauth.explain')}</p>
 <div class="actions">
 <a class="button primary" href="${input.signInUrl}">${t(locale, 'reauth.submit')}</a>
 <a class="button secondary" href="${input.back}">${t(locale, 'console.cancel')}</a>
