@@ -133,6 +133,15 @@ export const optionsSchema = z.object({
     /** Seconds a given-up letter's job is kept (to look into); the worker removes older ones. */
     keepFailedSeconds: z.number().int().min(1).default(7 * 24 * 60 * 60),
   }).strict().prefault({}),
+  /**
+   * Service sessions that end by their lifetime: their sites hear of it
+   * (CAEP session-revoked, back-channel logout) from a sweep run where the
+   * letters' worker runs (docs/session-expiry.md).
+   */
+  sessionExpiry: z.object({
+    /** How often the sweep looks for sessions that expired (ms): a site hears of one at most this late. */
+    sweepEveryMs: z.number().int().min(100).max(60 * 60_000).default(60_000),
+  }).strict().prefault({}),
   /** The person's console. */
   console: z.object({
     /** Sections of the host's own (e.g. how the person signs in), after the plugin's; see ConsoleSection. */

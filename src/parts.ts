@@ -34,6 +34,8 @@ import { createTheftNotices } from './theft/notice.ts';
 import { createTheft } from './theft/theft.ts';
 import { subjectFor } from './provider/subject.ts';
 import { bullmqSsfQueue, memorySsfQueue } from './ssf/set-queue.ts';
+import { createSessionExpiry } from './sessions/expiry.ts';
+import { bullmqExpirySweeper, memoryExpirySweeper } from './sessions/expiry-sweeper.ts';
 import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
 import { createTransmitter, type Signaller } from './ssf/transmitter.ts';
@@ -125,10 +127,19 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const organizations = createOrganizations(store, options.organizations);
   // Shared Signals causes: one queued job each (the transmitter is made below, with the contacts).
   const signal: Signaller = (cause) => transmitter.signal(cause);
-  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal });
+  // A session that ends by its lifetime tells its sites as a sign-out does (docs/session-expiry.md).
+  const sessionExpiry = createSessionExpiry({
+    store, logger, signal,
+    provider: () => providers.attached ?? providers.forLetters,
+    backchannelLogout: (accountId, clientId, sids) => access.backchannelLogout(accountId, clientId, sids),
+  });
+  const expirySweeper = options.redis
+    ? bullmqExpirySweeper(options.redis, options.keyPrefix, options.sessionExpiry.sweepEveryMs, logger)
+    : memoryExpirySweeper(options.sessionExpiry.sweepEveryMs, logger);
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
-    store, adapter, sites, access, logger, provider, signal,
+    store, adapter, sites, access, logger, provider, signal, expiry: sessionExpiry,
     toldEnded: (accountId, browser) => notices.give(accountId, 'sessions_ended', { browser }),
   });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
@@ -184,7 +195,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   });
 
   return {
-    streams, ssfQueue, transmitter,
+    streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
   };

@@ -48,6 +48,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     }
     letters.startWorker(parts.sendLetter);
     parts.ssfQueue.startWorker(parts.transmitter.process);
+    parts.expirySweeper.start(parts.sessionExpiry.sweep);
   };
 
   return {
@@ -65,9 +66,10 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     letters,
     startLetterWorker,
     stopLetterWorker: async () => {
-      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker()]);
+      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.expirySweeper.stop()]);
     },
     sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
+    sessionExpiry: { sweep: () => parts.sessionExpiry.sweep() },
     on(event, listener) {
       events.on(event, listener);
       return () => { events.off(event, listener); };
@@ -120,6 +122,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     async close() {
       await letters.close();
       await parts.ssfQueue.close();
+      await parts.expirySweeper.close();
       await mailer.close();
       await store.close();
     },

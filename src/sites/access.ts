@@ -14,6 +14,8 @@ export interface AccessDeps {
   adapter: StoreAdapter;
   store: Store;
   logger: Logger;
+  /** The site is forgotten in the person's expiring sessions: it was told now (src/sessions/expiry.ts). */
+  forgetExpiring?: (accountId: string, clientId: string) => Promise<void>;
   /** The provider, once the plugin is attached (back-channel logout needs its keys). */
   provider: () => Provider | undefined;
   /** Tells the sites through Shared Signals (src/ssf/): one queued job per cause. */
@@ -67,7 +69,7 @@ export function createSiteAccess(deps: AccessDeps) {
     if (grants.length === 0 && sids.length === 0) return;
     logger.info('site access revoked', { clientId, grants: grants.length });
     await backchannelLogout(accountId, clientId, sids);
-    await deps.store.del([sites.keys.sids(accountId, clientId)]);
+    await Promise.all([deps.store.del([sites.keys.sids(accountId, clientId)]), deps.forgetExpiring?.(accountId, clientId)]);
   }
 
   /**
