@@ -1,0 +1,190 @@
+/**
+ * A service session that ends by its lifetime (no one signed out) is a loss
+ * of access its sites hear of the standard way: one CAEP session-revoked SET
+ * (reason expired) to a site's stream and one back-channel logout token,
+ * from the sweeper (docs/session-expiry.md). A session signed out before it
+ * expired is not told again; two sweepers (two provider instances) tell once.
+ * On Redis and on the embedded store (the scripts' twins, the in-process sweep).
+ */
+import { expect } from 'chai';
+import type { ClientMetadata } from 'oidc-provider';
+import * as oidc from 'openid-client';
+
+import { createReferenceProvider, type ReferenceProvider } from '../../examples/reference/provider.ts';
+import { Agent, forms } from '../helpers/agent.ts';
+import { startReceiver } from '../helpers/backchannel.ts';
+import { sharedJwks } from '../helpers/instance.ts';
+import { documentedFetch } from '../helpers/openapi.ts';
+import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { testRedis } from '../helpers/redis.ts';
+import { setUp } from '../helpers/set-up.ts';
+import { startSsfReceiver, verifySet, type SsfMetadata } from '../helpers/ssf-receiver.ts';
+
+const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
+/** The sessions' lifetime in these tests (the harness's `sessionTtlSeconds`). */
+const TTL_SECONDS = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const silent = { info() {}, warn() {}, error() {} };
+
+/** The service with a short session lifetime, a site with a push stream and a back-channel receiver. */
+async function startService(name: string, opts: { embedded: boolean; sweepEveryMs: number; jwks?: { keys: never[] } }) {
+  const ssf = await startSsfReceiver();
+  const bcl = await startReceiver();
+  const site: ClientMetadata = siteClient('exp-site', {
+    grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: 'openid email offline_access ssf.manage ssf.read',
+    backchannel_logout_uri: bcl.url, backchannel_logout_session_required: true,
+  });
+  const h = await startHarness(name, {
+    embedded: opts.embedded, clients: [site], allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
+    ...(opts.jwks ? { jwks: opts.jwks } : {}),
+    plugin: { sessionExpiry: { sweepEveryMs: opts.sweepEveryMs } },
+  });
+  const config = await discover(h, site);
+  const metadata = await (await documentedFetch(`${h.issuer}/.well-known/ssf-configuration`)).json() as SsfMetadata;
+  const manage = (await oidc.clientCredentialsGrant(config, { scope: 'ssf.manage' })).access_token;
+  const created = await documentedFetch(`${h.issuer}/ssf/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${manage}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ events_requested: [`${CAEP}/session-revoked`], delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: ssf.url } }),
+  });
+  expect(created.status).to.equal(201);
+  return {
+    h, ssf, bcl, site, config, metadata,
+    async close() { await h.close(); await ssf.close(); await bcl.close(); },
+  };
+}
+type Service = Awaited<ReturnType<typeof startService>>;
+
+/** Waits (at most 10 s) until the letters and SETs in hand are done. */
+async function settled(h: Harness): Promise<void> {
+  const plugin = h.reference.plugin;
+  for (let i = 0; i < 200 && (await plugin.letters.pending()) + (await plugin.sharedSignals.pending()) > 0; i += 1) await sleep(50);
+}
+
+/** Waits (at most 10 s) until the receivers got `sets` SETs and `tokens` logout tokens. */
+async function received(s: Service, sets: number, tokens: number): Promise<void> {
+  for (let i = 0; i < 200 && (s.ssf.pushed.length < sets || s.bcl.tokens.length < tokens); i += 1) await sleep(50);
+}
+
+/** Waits until the session's lifetime since `from` has passed. */
+const pastLifetime = (from: number) => sleep(Math.max(0, from + TTL_SECONDS * 1000 + 1000 - Date.now()));
+
+for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'embedded store' : 'Redis'})`, () => {
+  // Sweeps every 200 ms, as `sessionExpiry.sweepEveryMs` says.
+  const service = setUp(() => startService('expiry', { embedded, sweepEveryMs: 200 }));
+
+  it('a session that ends by its lifetime: the site gets one session-revoked SET (reason expired) and one logout token', async () => {
+    const s = service();
+    const agent = new Agent();
+    const { tokens } = await signIn(s.h, s.config, agent, 'lapse@example.com');
+    const claims = tokens.claims()!;
+    const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
+    // Nothing is told while the session lives.
+    expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
+
+    await received(s, from.sets + 1, from.tokens + 1);
+    const sets = s.ssf.pushed.slice(from.sets);
+    expect(sets).to.have.length(1);
+    const set = await verifySet(sets[0]!.set, s.metadata, 'exp-site');
+    expect(set.type).to.equal(`${CAEP}/session-revoked`);
+    expect(set.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: s.h.issuer, sub: claims.sub });
+    expect(set.event).to.deep.equal({
+      event_timestamp: set.event.event_timestamp,
+      initiating_entity: 'policy',
+      reason_admin: { en: 'The service session expired.' },
+      reason_user: { en: 'Your session expired.' },
+    });
+    // When the session ended: its lifetime after the last save (the sign-in at the site).
+    expect(set.event.event_timestamp).to.be.a('number').and.at.most(Math.ceil(Date.now() / 1000)).and.at.least(claims.iat);
+    const logoutTokens = s.bcl.tokens.slice(from.tokens);
+    expect(logoutTokens).to.have.length(1);
+    expect(await s.bcl.verify(logoutTokens[0]!, s.h.issuer, 'exp-site')).to.include({ sub: claims.sub, sid: claims.sid });
+
+    // Told once: a sweep now finds nothing more.
+    expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
+    await settled(s.h);
+    expect(s.ssf.pushed.length - from.sets).to.equal(1);
+    expect(s.bcl.tokens.length - from.tokens).to.equal(1);
+  });
+
+  it('a session signed out before it expired is not told again when its lifetime passes', async () => {
+    const s = service();
+    const agent = new Agent();
+    const started = Date.now();
+    const { tokens } = await signIn(s.h, s.config, agent, 'leaver@example.com');
+    const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
+    const page = await agent.get(`${s.h.issuer}/session/end`);
+    await agent.follow(await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' }));
+    await received(s, from.sets + 1, from.tokens + 1);
+
+    await pastLifetime(started);
+    expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
+    await settled(s.h);
+    const sets = await Promise.all(s.ssf.pushed.slice(from.sets).map((p) => verifySet(p.set, s.metadata, 'exp-site')));
+    expect(sets.map((set) => set.event.reason_user)).to.deep.equal([{ en: 'You signed out.' }]);
+    expect(s.bcl.tokens.length - from.tokens).to.equal(1);
+    expect(await s.bcl.verify(s.bcl.tokens.at(-1)!, s.h.issuer, 'exp-site')).to.include({ sid: tokens.claims()!.sid });
+  });
+
+  it('a session kept alive by activity is told at its later expiry, not at the first', async () => {
+    const s = service();
+    const agent = new Agent();
+    const started = Date.now();
+    await signIn(s.h, s.config, agent, 'active@example.com');
+    const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
+    // The sweeps are this test's own from here (the worker's SETs wait meanwhile).
+    await s.h.reference.plugin.stopLetterWorker();
+    let again = 0;
+    try {
+      // Activity saves the session again (the sign-out question, not answered): its lifetime starts anew.
+      await sleep(Math.max(0, started + 2000 - Date.now()));
+      again = Date.now();
+      expect((await agent.get(`${s.h.issuer}/session/end`)).status).to.equal(200);
+      // Past the first expiry: the session lives on, nothing is told.
+      await pastLifetime(started);
+      expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
+      await pastLifetime(again);
+      expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(1);
+    } finally {
+      s.h.reference.plugin.startLetterWorker();
+    }
+    await received(s, from.sets + 1, from.tokens + 1);
+    await settled(s.h);
+    const sets = await Promise.all(s.ssf.pushed.slice(from.sets).map((p) => verifySet(p.set, s.metadata, 'exp-site')));
+    expect(sets.map((set) => set.event.reason_user)).to.deep.equal([{ en: 'Your session expired.' }]);
+    expect(sets[0]!.event.event_timestamp).to.be.at.least(Math.floor(again / 1000) + TTL_SECONDS);
+    expect(s.bcl.tokens.length - from.tokens).to.equal(1);
+  });
+});
+
+describe('session expiry: two sweepers (two provider instances on one Redis) tell once', () => {
+  let second: ReferenceProvider;
+  const secondRedis = testRedis();
+  const service = setUp(async () => {
+    const jwks = JSON.parse(await sharedJwks()) as { keys: never[] };
+    // The scheduled sweep would rarely run here: the test runs both sweeps itself.
+    const s = await startService('expiry-two', { embedded: false, sweepEveryMs: 3_600_000, jwks });
+    second = await createReferenceProvider({
+      logger: silent, issuer: s.h.issuer, clients: [s.site], redis: secondRedis, keyPrefix: s.h.prefix, smtpUrl: s.h.smtp.url,
+      cookieKeys: ['test-cookie-key-0123456789'], jwks, allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
+      plugin: { sessionExpiry: { sweepEveryMs: 3_600_000 } },
+    });
+    return { ...s, async close() { await second.close(); await secondRedis.quit(); await s.close(); } };
+  });
+
+  it('both sweep at once after the lifetime: one SET, one logout token', async () => {
+    const s = service();
+    const agent = new Agent();
+    const started = Date.now();
+    const { tokens } = await signIn(s.h, s.config, agent, 'twice@example.com');
+    await pastLifetime(started);
+    const told = await Promise.all([s.h.reference.plugin.sessionExpiry.sweep(), second.plugin.sessionExpiry.sweep(), s.h.reference.plugin.sessionExpiry.sweep()]);
+    expect(told.toSorted()).to.deep.equal([0, 0, 1]);
+    await received(s, 1, 1);
+    await settled(s.h);
+    expect(s.ssf.pushed).to.have.length(1);
+    expect((await verifySet(s.ssf.pushed[0]!.set, s.metadata, 'exp-site')).event.reason_user).to.deep.equal({ en: 'Your session expired.' });
+    expect(s.bcl.tokens).to.have.length(1);
+    expect(await s.bcl.verify(s.bcl.tokens[0]!, s.h.issuer, 'exp-site')).to.include({ sub: tokens.claims()!.sub, sid: tokens.claims()!.sid });
+  });
+});
