@@ -21,7 +21,8 @@ const SCHEDULER = 'sweep';
  */
 export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, sweepEveryMs: number, logger: Logger): ExpirySweeper {
   const prefix = `${keyPrefix}{expiry}`;
-  const queue = new Queue('session-expiry', { connection: redis as Redis, prefix });
+  // Only the schedule and its next run stay (each run removes itself); the events stream is kept short.
+  const queue = new Queue('session-expiry', { connection: redis as Redis, prefix, streams: { events: { maxLen: 100 } } });
   queue.on('error', (err) => logger.error('session expiry queue error', { reason: err.message }));
   let worker: Worker | undefined;
   let connection: Redis | Cluster | undefined;
