@@ -7,71 +7,23 @@
  * On Redis and on the embedded store (the scripts' twins, the in-process sweep).
  */
 import { expect } from 'chai';
-import type { ClientMetadata } from 'oidc-provider';
-import * as oidc from 'openid-client';
 
 import { createReferenceProvider, type ReferenceProvider } from '../../examples/reference/provider.ts';
 import { Agent, forms } from '../helpers/agent.ts';
-import { startReceiver } from '../helpers/backchannel.ts';
 import { sharedJwks } from '../helpers/instance.ts';
-import { documentedFetch } from '../helpers/openapi.ts';
-import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { signIn } from '../helpers/reference.ts';
 import { testRedis } from '../helpers/redis.ts';
+import { pastLifetime, received, settled, startExpiryService, TTL_SECONDS } from '../helpers/session-expiry.ts';
 import { setUp } from '../helpers/set-up.ts';
-import { startSsfReceiver, verifySet, type SsfMetadata } from '../helpers/ssf-receiver.ts';
+import { verifySet } from '../helpers/ssf-receiver.ts';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
-/** The sessions' lifetime in these tests (the harness's `sessionTtlSeconds`). */
-const TTL_SECONDS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const silent = { info() {}, warn() {}, error() {} };
 
-/** The service with a short session lifetime, a site with a push stream and a back-channel receiver. */
-async function startService(name: string, opts: { embedded: boolean; sweepEveryMs: number; jwks?: { keys: never[] } }) {
-  const ssf = await startSsfReceiver();
-  const bcl = await startReceiver();
-  const site: ClientMetadata = siteClient('exp-site', {
-    grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: 'openid email offline_access ssf.manage ssf.read',
-    backchannel_logout_uri: bcl.url, backchannel_logout_session_required: true,
-  });
-  const h = await startHarness(name, {
-    embedded: opts.embedded, clients: [site], allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
-    ...(opts.jwks ? { jwks: opts.jwks } : {}),
-    plugin: { sessionExpiry: { sweepEveryMs: opts.sweepEveryMs } },
-  });
-  const config = await discover(h, site);
-  const metadata = await (await documentedFetch(`${h.issuer}/.well-known/ssf-configuration`)).json() as SsfMetadata;
-  const manage = (await oidc.clientCredentialsGrant(config, { scope: 'ssf.manage' })).access_token;
-  const created = await documentedFetch(`${h.issuer}/ssf/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${manage}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ events_requested: [`${CAEP}/session-revoked`], delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: ssf.url } }),
-  });
-  expect(created.status).to.equal(201);
-  return {
-    h, ssf, bcl, site, config, metadata,
-    async close() { await h.close(); await ssf.close(); await bcl.close(); },
-  };
-}
-type Service = Awaited<ReturnType<typeof startService>>;
-
-/** Waits (at most 10 s) until the letters and SETs in hand are done. */
-async function settled(h: Harness): Promise<void> {
-  const plugin = h.reference.plugin;
-  for (let i = 0; i < 200 && (await plugin.letters.pending()) + (await plugin.sharedSignals.pending()) > 0; i += 1) await sleep(50);
-}
-
-/** Waits (at most 10 s) until the receivers got `sets` SETs and `tokens` logout tokens. */
-async function received(s: Service, sets: number, tokens: number): Promise<void> {
-  for (let i = 0; i < 200 && (s.ssf.pushed.length < sets || s.bcl.tokens.length < tokens); i += 1) await sleep(50);
-}
-
-/** Waits until the session's lifetime since `from` has passed. */
-const pastLifetime = (from: number) => sleep(Math.max(0, from + TTL_SECONDS * 1000 + 1000 - Date.now()));
-
 for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'embedded store' : 'Redis'})`, () => {
   // Sweeps every 200 ms, as `sessionExpiry.sweepEveryMs` says.
-  const service = setUp(() => startService('expiry', { embedded, sweepEveryMs: 200 }));
+  const service = setUp(() => startExpiryService('expiry', { embedded, sweepEveryMs: 200 }));
 
   it('a session that ends by its lifetime: the site gets one session-revoked SET (reason expired) and one logout token', async () => {
     const s = service();
@@ -163,7 +115,7 @@ describe('session expiry: two sweepers (two provider instances on one Redis) tel
   const service = setUp(async () => {
     const jwks = JSON.parse(await sharedJwks()) as { keys: never[] };
     // The scheduled sweep would rarely run here: the test runs both sweeps itself.
-    const s = await startService('expiry-two', { embedded: false, sweepEveryMs: 3_600_000, jwks });
+    const s = await startExpiryService('expiry-two', { embedded: false, sweepEveryMs: 3_600_000, jwks });
     second = await createReferenceProvider({
       logger: silent, issuer: s.h.issuer, clients: [s.site], redis: secondRedis, keyPrefix: s.h.prefix, smtpUrl: s.h.smtp.url,
       cookieKeys: ['test-cookie-key-0123456789'], jwks, allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
