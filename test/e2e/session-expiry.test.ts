@@ -25,11 +25,13 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
   // Sweeps every 200 ms, as `sessionExpiry.sweepEveryMs` says.
   const service = setUp(() => startExpiryService('expiry', { embedded, sweepEveryMs: 200 }));
 
-  it('a session that ends by its lifetime: the site gets one session-revoked SET (reason expired) and one logout token', async () => {
+  it('a session that ends by its lifetime: the site gets one session-revoked SET (reason expired, in the person\'s language too) and one logout token', async () => {
     const s = service();
     const agent = new Agent();
     const { tokens } = await signIn(s.h, s.config, agent, 'lapse@example.com');
     const claims = tokens.claims()!;
+    // The person reads German.
+    await s.h.reference.plugin.preferences.setLocale((await s.h.reference.accounts.findByEmail('lapse@example.com'))!.accountId, 'de');
     const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
     // Nothing is told while the session lives.
     expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
@@ -43,8 +45,8 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
     expect(set.event).to.deep.equal({
       event_timestamp: set.event.event_timestamp,
       initiating_entity: 'policy',
-      reason_admin: { en: 'The service session expired.' },
-      reason_user: { en: 'Your session expired.' },
+      reason_admin: { en: 'The service session expired.', de: 'Die Sitzung beim Dienst ist abgelaufen.' },
+      reason_user: { en: 'Your session expired.', de: 'Ihre Sitzung ist abgelaufen.' },
     });
     // When the session ended: its lifetime after the last save (the sign-in at the site).
     expect(set.event.event_timestamp).to.be.a('number').and.at.most(Math.ceil(Date.now() / 1000)).and.at.least(claims.iat);
