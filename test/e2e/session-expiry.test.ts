@@ -80,6 +80,27 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
     expect(await s.bcl.verify(s.bcl.tokens.at(-1)!, s.h.issuer, 'exp-site')).to.include({ sid: tokens.claims()!.sid });
   });
 
+  it('a session whose site was blocked, or whose person the service ended everywhere, is not told again when its lifetime passes', async () => {
+    const s = service();
+    const started = Date.now();
+    const blocked = await signIn(s.h, s.config, new Agent(), 'blocker@example.com');
+    const ended = await signIn(s.h, s.config, new Agent(), 'ended@example.com');
+    const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
+    const idOf = async (email: string) => (await s.h.reference.accounts.findByEmail(email))!.accountId;
+    expect(await s.h.reference.plugin.blockSite(await idOf('blocker@example.com'), 'exp-site')).to.equal('blocked');
+    await s.h.reference.plugin.endAccountAccess(await idOf('ended@example.com'));
+    // Each told once now: two logout tokens, one session-revoked (the service's; Block site is an event the stream did not ask for).
+    await received(s, from.sets + 1, from.tokens + 2);
+
+    await pastLifetime(started);
+    expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
+    await settled(s.h);
+    const sets = await Promise.all(s.ssf.pushed.slice(from.sets).map((p) => verifySet(p.set, s.metadata, 'exp-site')));
+    expect(sets.map((set) => [(set.payload.sub_id as { sub: string }).sub, set.event.initiating_entity])).to.deep.equal([[ended.tokens.claims()!.sub, 'admin']]);
+    const tokens = await Promise.all(s.bcl.tokens.slice(from.tokens).map((t) => s.bcl.verify(t, s.h.issuer, 'exp-site')));
+    expect(tokens.map((t) => t.sid).toSorted()).to.deep.equal([blocked.tokens.claims()!.sid, ended.tokens.claims()!.sid].toSorted());
+  });
+
   it('a session kept alive by activity is told at its later expiry, not at the first', async () => {
     const s = service();
     const agent = new Agent();
