@@ -6,6 +6,7 @@ import { notFoundPages } from './http/error-page.ts';
 import { unavailableAs503 } from './http/unavailable.ts';
 import { negotiateLocale } from './i18n/index.ts';
 import type { Parts } from './parts.ts';
+import { endSessionLogouts } from './provider/backchannel.ts';
 import { codeFlowDiscovery } from './provider/code-flow-discovery.ts';
 import { allowedResponseModes } from './provider/configure.ts';
 import { endSessionConfirmPostStep, endSessionPreStep } from './provider/end-session.ts';
@@ -39,6 +40,7 @@ export function attachTo(provider: Provider, parts: Parts, configured: Configura
   provider.use(codeFlowDiscovery(allowedResponseModes(configured ?? {})));
   provider.use(endSessionPreStep(provider, options.serviceName));
   provider.use(endSessionConfirmPostStep(provider));
+  provider.use(endSessionLogouts(provider));
   provider.use(recordSignIns(provider, sites, options.defaultTtl, async (ctx, accountId) => {
     // The language the person signed in with becomes theirs where the host knows none.
     if ((await options.contacts(accountId))?.locale) return;

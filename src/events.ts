@@ -20,6 +20,8 @@ export const UNAVAILABLE_EVENT = 'signout_notify.unavailable';
 export const NOTIFIED_EVENT = 'signout_notify.notified';
 /** The letter worker finished one try of a letter. */
 export const LETTER_EVENT = 'signout_notify.letter';
+/** One try of a back-channel logout ended (docs/backchannel-logout.md): the site and the outcome, never the token. */
+export const BACKCHANNEL_LOGOUT_EVENT = 'signout_notify.backchannel_logout';
 
 export interface UnavailableEvent {
   method: string;
@@ -40,6 +42,16 @@ export interface LetterEvent {
   reason?: string;
 }
 
+export interface BackchannelLogoutEvent {
+  clientId: string;
+  /** `sent` (the site answered 200 or 204); `retry` (will be tried again); `failed` (given up: "could not be reached"). */
+  outcome: 'sent' | 'retry' | 'failed';
+  /** Which try this was (the first, at the sign-out, is 1). */
+  attempt: number;
+  /** Why a try failed (the site's status, or the network error's message). */
+  reason?: string;
+}
+
 /**
  * Every event the plugin emits, with its listener. Each is emitted on the
  * plugin (`plugin.on(name, listener)`, typed) and, once attached, on the
@@ -51,6 +63,7 @@ export interface SignoutNotifyEvents {
   [UNAVAILABLE_EVENT]: (event: UnavailableEvent) => void;
   [NOTIFIED_EVENT]: (event: NotifiedEvent) => void;
   [LETTER_EVENT]: (event: LetterEvent) => void;
+  [BACKCHANNEL_LOGOUT_EVENT]: (event: BackchannelLogoutEvent) => void;
 }
 
 export type SignoutNotifyEventName = keyof SignoutNotifyEvents;

@@ -142,6 +142,23 @@ export const optionsSchema = z.object({
     /** How often the sweep looks for sessions that expired (ms): a site hears of one at most this late. */
     sweepEveryMs: z.number().int().min(100).max(60 * 60_000).default(60_000),
   }).strict().prefault({}),
+  /**
+   * OpenID back-channel logout (docs/backchannel-logout.md): each logout
+   * token is tried at once, and, when the site does not answer 200/204, again
+   * from the queue (BullMQ on `redis`; in-process in the embedded mode).
+   */
+  backchannelLogout: z.object({
+    /** Tries per logout (the first, right away, included). */
+    attempts: z.number().int().min(1).max(50).default(8),
+    /**
+     * First retry after this many ms, doubling each time. Above the provider's
+     * outgoing request timeout (oidc-provider's default 2.5 s), so the first
+     * try has ended when the queue takes the logout up.
+     */
+    backoffMs: z.number().int().min(10).default(10_000),
+    /** A logout not delivered this long after the sign-out is given up: the site is "could not be reached". */
+    giveUpAfterMs: z.number().int().min(100).default(60 * 60_000),
+  }).strict().prefault({}),
   /** The person's console. */
   console: z.object({
     /** Sections of the host's own (e.g. how the person signs in), after the plugin's; see ConsoleSection. */

@@ -8,12 +8,14 @@ type FindAccount = NonNullable<Configuration['findAccount']>;
 
 import { CLIENT_CREDENTIALS_LENGTH } from '../adapters/keys.ts';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
-import { LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
+import { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
 import type { ContactLookup, Logger } from './host.ts';
 import { createCsrf } from './http/csrf.ts';
 import { consoleLogger } from './log.ts';
 import { createMailer } from './mail/mailer.ts';
+import { createBackchannelLogout } from './notify/backchannel-logout.ts';
 import { createInbox } from './notify/inbox.ts';
+import { bullmqLogoutQueue, memoryLogoutQueue } from './notify/logout-queue.ts';
 import { createSecurityNotices } from './notify/security-notices.ts';
 import { bullmqLetterQueue, memoryLetterQueue } from './notify/letters.ts';
 import { letterSender } from './notify/send-letter.ts';
@@ -127,16 +129,27 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const organizations = createOrganizations(store, options.organizations);
   // Shared Signals causes: one queued job each (the transmitter is made below, with the contacts).
   const signal: Signaller = (cause) => transmitter.signal(cause);
+  // Beside the letters' queue, run by the same worker (src/worker.ts, or in-process).
+  const logoutQueueOptions = { ...options.backchannelLogout, stalledIntervalMs: options.letters.stalledIntervalMs };
+  const logoutQueue = options.redis
+    ? bullmqLogoutQueue(options.redis, options.keyPrefix, logoutQueueOptions, logger)
+    : memoryLogoutQueue(logoutQueueOptions, logger);
+  const logouts = createBackchannelLogout({
+    store, queue: logoutQueue, logger, options: options.backchannelLogout,
+    provider: () => providers.attached ?? providers.forLetters,
+    notices: { give: (...args) => notices.give(...args) },
+    emit: (event) => emit(BACKCHANNEL_LOGOUT_EVENT, event),
+  });
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal, logouts, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
   // A session that ends by its lifetime tells its sites as a sign-out does (docs/session-expiry.md).
   const sessionExpiry = createSessionExpiry({
     store, logger, signal,
     provider: () => providers.attached ?? providers.forLetters,
-    backchannelLogout: (accountId, clientId, sids) => access.backchannelLogout(accountId, clientId, sids),
+    backchannelLogout: (accountId, clientId, sids, cause) => access.backchannelLogout(accountId, clientId, sids, cause),
   });
   const expirySweeper = options.redis
     ? bullmqExpirySweeper(options.redis, options.keyPrefix, options.sessionExpiry.sweepEveryMs, logger)
     : memoryExpirySweeper(options.sessionExpiry.sweepEveryMs, logger);
-  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
     store, adapter, sites, access, logger, provider, signal, expiry: sessionExpiry,
@@ -197,7 +210,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   return {
     streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
-    csrf, senders, inbox, preferences, contacts, tokens, letters, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
+    csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
   };
 }
 

@@ -48,6 +48,8 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     }
     letters.startWorker(parts.sendLetter);
     parts.ssfQueue.startWorker(parts.transmitter.process);
+    // Back-channel logouts left to retry go with the letters (src/notify/backchannel-logout.ts).
+    parts.logoutQueue.startWorker(parts.logouts.retry);
     parts.expirySweeper.start(parts.sessionExpiry.sweep);
   };
 
@@ -65,10 +67,11 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     preferences,
     letters,
     startLetterWorker,
-    stopLetterWorker: async () => {
-      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.expirySweeper.stop()]);
+    async stopLetterWorker() {
+      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.logoutQueue.stopWorker(), parts.expirySweeper.stop()]);
     },
     sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
+    queueLogout: parts.logouts.queueLogout,
     sessionExpiry: { sweep: () => parts.sessionExpiry.sweep() },
     on(event, listener) {
       events.on(event, listener);
@@ -106,6 +109,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
         sites,
         orgs: organizations,
         lastUsed: parts.lastUsed,
+        logouts: parts.logouts,
       });
       configured = made;
       providers.jwks = host.jwks as typeof providers.jwks;
@@ -120,9 +124,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (options.letters.worker) startLetterWorker();
     },
     async close() {
-      await letters.close();
-      await parts.ssfQueue.close();
-      await parts.expirySweeper.close();
+      await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close(), parts.expirySweeper.close()]);
       await mailer.close();
       await store.close();
     },

@@ -54,6 +54,7 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
     consoleRoutes({
       provider, data, sites, senders, inbox, orgs, access, csrf, preferences,
       contacts, serviceName: options.serviceName, logger, sections: options.console.sections, sessions, recent: parts.recentSignIn,
+      logouts: parts.logouts,
     }).routes(),
     notifyRoutes({
       provider, store, sites, orgs, senders, contacts: options.contacts, queue: letters, logger, limits: options.notify,

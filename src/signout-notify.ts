@@ -67,8 +67,17 @@ export interface SignoutNotify {
    * how many sites were told. Safe beside the sweeps of other instances.
    */
   readonly sessionExpiry: { sweep(): Promise<number> };
-  /** Stops sending letters in this process once the letters in hand are sent; the rest wait for another worker. */
+  /** Stops sending letters (and Shared Signals, and retrying back-channel logouts) in this process once those in hand are done; the rest wait for another worker. */
   stopLetterWorker(): Promise<void>;
+  /**
+   * Tells a site that the person's sessions (or, for a site that does not
+   * require `sid`, all their access) there ended, by OpenID back-channel
+   * logout through the plugin's queue: tried at once, retried with backoff,
+   * shown on the console, a `site_unreachable` notice when given up
+   * (docs/backchannel-logout.md). `cause` names the event: calling again
+   * with the same cause sends nothing twice.
+   */
+  queueLogout(accountId: string, clientId: string, sids: string[], cause: string): Promise<void>;
   /**
    * Listens to one of the plugin's events (typed; see SignoutNotifyEvents).
    * The same events reach `provider.on(...)` once attached. Returns a

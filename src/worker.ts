@@ -1,7 +1,8 @@
 /**
  * `oidc-signout-notify/worker`: the letter worker as a process of its own.
  * The service process queues letters (`letters: { worker: false }`); one or
- * more worker processes send them. BullMQ hands each letter to one worker; a
+ * more worker processes send them, and retry the back-channel logouts a site
+ * did not take at once (docs/backchannel-logout.md). BullMQ hands each letter to one worker; a
  * worker that dies mid-letter leaves it to the next (README, "Adding the
  * plugin to an existing provider"; docs/operations.md "Topology").
  */

@@ -37,6 +37,8 @@ const CLUSTER_SUITE = [
   'test/e2e/refresh-chain-findings.test.ts',
   'test/e2e/token-batch.test.ts',
   'test/e2e/instances.test.ts',
+  'test/e2e/backchannel-retry.test.ts',
+  'test/e2e/backchannel-durable.test.ts',
   'test/e2e/sign-in-strength.test.ts',
   'test/e2e/upstream-link-first.test.ts',
   'test/store/accounts.test.ts',

@@ -16,6 +16,7 @@ import { html, raw } from '../src/text/html.ts';
 import type { SafeHtml } from '../src/text/html.ts';
 import type { ConsoleSection } from '../src/host.ts';
 import { renderPage } from './layout.ts';
+import { logoutLines } from './logouts.ts';
 import type { Page } from './layout.ts';
 import { inboxSection } from './console/inbox.ts';
 import { accountBar, type ConsolePageInput } from './console/parts.ts';
@@ -61,6 +62,7 @@ export function consolePage(input: ConsolePageInput): Page {
 </div>
 ${pageNav(input)}
 ${sitesSection(input)}
+${logoutsSection(input)}
 ${sendersSection(input)}
 ${inboxSection(input)}
 ${devicesCard(locale, serviceName)}
@@ -72,6 +74,16 @@ ${(input.extra ?? []).map(hostSection)}
     .map((src) => new URL(src, input.issuer ?? 'http://localhost').href);
   const formAction = (input.extra ?? []).flatMap((s) => s.formAction ?? []);
   return renderPage({ locale, title, main, serviceName, wide: true, headerAside: accountBar(locale, input.accountEmail), scriptFiles, formAction });
+}
+
+/** Recent sign-outs at sites: which sites were told, which could not be reached (src/notify/backchannel-logout.ts). */
+function logoutsSection(input: ConsolePageInput): SafeHtml | null {
+  const lines = input.logouts ?? [];
+  if (lines.length === 0) return null;
+  return html`<section id="logouts" class="card" aria-labelledby="logouts-title">
+<div class="section-head"><h2 id="logouts-title">${t(input.locale, 'logouts.console_title')}</h2></div>
+${logoutLines(input.locale, lines, false)}
+</section>`;
 }
 
 /** A section of the host's own: a card like the console's, its content the host's markup. */

@@ -1,6 +1,7 @@
 import { t, type Locale } from '../src/i18n/index.ts';
 import { fillHtml, html } from '../src/text/html.ts';
 import { formTargets, renderPage, type Page } from './layout.ts';
+import { logoutLines, type LogoutLine } from './logouts.ts';
 
 export type LogoutPageInput = {
   locale: Locale;
@@ -64,6 +65,8 @@ export type SignedOutPageInput = {
   clientName?: string;
   /** The site's post_logout_redirect_uri was not registered, so it was not used. */
   returnRejected: boolean;
+  /** Each site's back-channel logout of this sign-out. */
+  logouts?: readonly LogoutLine[];
 };
 
 export function signedOutPage(input: SignedOutPageInput): Page {
@@ -72,7 +75,8 @@ export function signedOutPage(input: SignedOutPageInput): Page {
   const main = html`<h1>${title}</h1>
 <p class="lead">${t(locale, 'signedout.body', { serviceName })}</p>
 ${input.returnRejected ? html`<p class="error" role="status">${t(locale, 'signedout.rejected')}</p>` : null}
-${clientName ? html`<p>${t(locale, 'signedout.site', { clientName })}</p>` : null}`;
+${clientName ? html`<p>${t(locale, 'signedout.site', { clientName })}</p>` : null}
+${logoutLines(locale, input.logouts ?? [])}`;
   return renderPage({ locale, title, main, serviceName });
 }
 
@@ -84,6 +88,8 @@ export type StayedPageInput = {
   /** The site's registered return address (with its state), when it gave one. */
   returnTo?: string | undefined;
   consoleUrl: string;
+  /** The asking site's back-channel logout. */
+  logouts?: readonly LogoutLine[];
 };
 
 /**
@@ -97,6 +103,7 @@ export function stayedPage(input: StayedPageInput): Page {
   const main = html`<h1>${title}</h1>
 <p class="lead">${t(locale, 'stayed.body', { serviceName })}</p>
 ${clientName ? html`<p>${t(locale, 'stayed.site', { clientName })}</p>` : null}
+${logoutLines(locale, input.logouts ?? [])}
 <div class="actions">
 ${input.returnTo && clientName ? html`<a class="button primary" href="${input.returnTo}">${t(locale, 'stayed.back', { clientName })}</a>` : null}
 <a class="button secondary" href="${input.consoleUrl}">${t(locale, 'stayed.console')}</a>

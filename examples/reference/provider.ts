@@ -66,7 +66,7 @@ export interface ReferenceSettings {
   /** A service session's lifetime (seconds; default REFERENCE_TTL.Session, 14 days): short in tests of its expiry. */
   sessionTtlSeconds?: number;
   /** More plugin options (notify limits, letter queue, ...), passed through. */
-  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice' | 'sessionExpiry'>>;
+  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice' | 'sessionExpiry'>>;
 }
 
 export interface ReferenceProvider {

@@ -9,6 +9,7 @@ import { sendPage } from '../http/page.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { isLocale } from '../i18n/index.ts';
 import { CATEGORIES, DELIVERIES, type Category, type Delivery } from '../notify/categories.ts';
+import type { BackchannelLogout } from '../notify/backchannel-logout.ts';
 import type { Inbox } from '../notify/inbox.ts';
 import type { Senders } from '../notify/senders.ts';
 import type { ContactLookup } from '../host.ts';
@@ -19,6 +20,7 @@ import { blockConfirmPage, consolePage, type ConsoleNotice } from '../../views/c
 import { orgMembershipPage, orgPage, removeMemberConfirmPage } from '../../views/console/org.ts';
 import { path } from '../../views/console/parts.ts';
 import { CONSOLE_CALLBACK } from '../console-client.ts';
+import { logoutLinesOf } from '../provider/backchannel.ts';
 import type { ConsoleData } from './data.ts';
 import { backWithNotice, consoleForm, isConsoleBack, pageCommon, signedInPages, type PageState } from './page-context.ts';
 import type { Preferences } from '../preferences.ts';
@@ -41,6 +43,8 @@ export interface ConsolePagesDeps {
   /** The host's own sections (ConsoleSection). */
   sections?: ConsoleSections | undefined;
   recent: RecentSignIns;
+  /** The person's back-channel logouts of the last week (src/notify/backchannel-logout.ts). */
+  logouts?: Pick<BackchannelLogout, 'outcomesOf'> | undefined;
 }
 
 const NOTICES = new Set<ConsoleNotice>(['blocked', 'unblocked', 'access_removed', 'all_access_removed', 'saved', 'deleted', 'read', 'language']);
@@ -74,10 +78,11 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
 
   router.get('/', signedIn, async (ctx) => {
     const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '' ? ctx.query.cursor : undefined;
-    const [sites, senders, inbox] = await Promise.all([
+    const [sites, senders, inbox, logouts] = await Promise.all([
       data.sites(ctx.state.accountId),
       data.senders(ctx.state.accountId),
       data.inbox(ctx.state.accountId, cursor, ctx.state.locale),
+      deps.logouts ? deps.logouts.outcomesOf(ctx.state.accountId).then((outcomes) => logoutLinesOf(provider, outcomes)) : [],
     ]);
     if (!inbox) throw new errors.InvalidRequest('this page of messages does not exist (any more)');
     const done = typeof ctx.query.done === 'string' && NOTICES.has(ctx.query.done as ConsoleNotice) ? ctx.query.done as ConsoleNotice : undefined;
@@ -92,6 +97,7 @@ export function consolePages(deps: ConsolePagesDeps): Router<PageState> {
       inbox: { ...inbox, cursor: cursor ?? null },
       adminOf: await data.memberships(ctx.state.accountId),
       notice: done,
+      logouts,
     }));
   });
 

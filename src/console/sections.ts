@@ -2,7 +2,7 @@ import type { ConsolePerson, ConsoleSection, ConsoleSections } from '../host.ts'
 
 const SECTION_ID = /^[a-z][a-z0-9-]{0,40}$/;
 /** Ids the plugin's own sections and notices use. */
-const TAKEN = new Set(['sites', 'senders', 'inbox', 'language', 'orgs', 'notice', 'main']);
+const TAKEN = new Set(['sites', 'senders', 'inbox', 'language', 'orgs', 'notice', 'main', 'logouts']);
 const SCRIPT_PATH = /^\/[\w./-]+\.js$/;
 /** A `done` value the host may use for its notices. */
 export const HOST_NOTICE = /^[a-z][a-z0-9_]{0,40}$/;

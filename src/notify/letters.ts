@@ -70,7 +70,7 @@ export interface LetterQueueOptions {
  * During an outage BullMQ reports every failed reconnect: one line per
  * reason every 10 s, with how many were left out, keeps the log readable.
  */
-function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
+export function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Error) => void {
   const last = new Map<string, { at: number; dropped: number }>();
   return (err) => {
     const now = Date.now();
@@ -83,6 +83,19 @@ function throttled(logger: Logger, message: string, everyMs = 10_000): (err: Err
     last.set(err.message, { at: now, dropped: 0 });
     if (last.size > 100) last.clear();
   };
+}
+
+/**
+ * A BullMQ worker's connection: blocking commands need one of their own,
+ * which never gives up retrying. It waits out an outage (BullMQ's own
+ * retries), unlike the request path's client. The logout queue's worker
+ * uses it too (./logout-queue.ts).
+ */
+export function patientConnection(redis: Redis | Cluster): Redis | Cluster {
+  const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
+  return 'isCluster' in redis && redis.isCluster
+    ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
+    : (redis as Redis).duplicate(patient);
 }
 
 /** Told of every try of a letter the worker finishes (metrics). */
@@ -150,12 +163,7 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
     },
     startWorker(process) {
       if (worker) return;
-      // Blocking commands need a connection of their own, which never gives up retrying.
-      // It waits out an outage (BullMQ's own retries), unlike the request path's client.
-      const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
-      workerConnection = 'isCluster' in redis && redis.isCluster
-        ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
-        : (redis as Redis).duplicate(patient);
+      workerConnection = patientConnection(redis);
       worker = new Worker<LetterJob, LetterOutcome>('letters', async (job: Job<LetterJob>) => {
         try {
           return await process(job.data);

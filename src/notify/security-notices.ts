@@ -13,7 +13,7 @@ import type { LetterQueue } from './letters.ts';
  * twice at a site) is one too, given by src/theft/.
  */
 export const SECURITY_NOTICE_KINDS = [
-  'new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended',
+  'new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended', 'site_unreachable',
 ] as const;
 export type SecurityNoticeKind = typeof SECURITY_NOTICE_KINDS[number];
 

@@ -3,9 +3,11 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { CLIENT_CREDENTIALS_BITS } from '../../adapters/keys.ts';
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { ContactLookup, Logger } from '../host.ts';
+import type { BackchannelLogout } from '../notify/backchannel-logout.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import type { LastUsed } from '../sites/last-used.ts';
+import { queuedBackchannelFetch } from './backchannel.ts';
 import { logoutSource, postLogoutSuccessSource } from './end-session.ts';
 import { consoleGrant } from './console-client.ts';
 import { introspectionAllowedPolicy, revocationAllowedPolicy } from './policies.ts';
@@ -27,6 +29,8 @@ export interface ConfigureDeps {
   orgs: Organizations;
   /** "Last used" of Connected sites. */
   lastUsed: LastUsed;
+  /** Back-channel logout through the queue (./backchannel.ts). */
+  logouts: BackchannelLogout;
 }
 
 type Policy = (...args: never[]) => Promise<boolean> | boolean;
@@ -105,11 +109,13 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     // addresses. Back-channel logout to a listed host goes without it (sites
     // on loopback or a private network), and never follows a redirect.
     fetch(url: URL | string, init: RequestInit & { dispatcher?: unknown }) {
-      if (privateHosts.size && isBackchannelLogout(init) && privateHosts.has(new URL(url).hostname.toLowerCase())) {
+      if (!isBackchannelLogout(init)) return hostFetch(url as URL, init);
+      if (privateHosts.size && privateHosts.has(new URL(url).hostname.toLowerCase())) {
         delete init.dispatcher;
         init.redirect = 'manual';
       }
-      return hostFetch(url as URL, init);
+      // oidc-provider's own end_session: each logout goes through the queue (./backchannel.ts).
+      return queuedBackchannelFetch(deps.logouts, init, () => hostFetch(url as URL, init));
     },
     // A client allowed the refresh_token grant always gets one; without
     // offline_access it is bound to the service session and dies with it.
@@ -165,7 +171,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
         ...hostFeatures.rpInitiatedLogout,
         enabled: true,
         logoutSource: logoutSource(pageDeps),
-        postLogoutSuccessSource: postLogoutSuccessSource(pageDeps),
+        postLogoutSuccessSource: postLogoutSuccessSource({ ...pageDeps, logouts: deps.logouts }),
       },
       backchannelLogout: { ...hostFeatures.backchannelLogout, enabled: true },
     },

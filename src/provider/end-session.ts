@@ -8,6 +8,8 @@ import { readForm } from '../http/body.ts';
 import type { ContactLookup } from '../host.ts';
 import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage, stayedPage } from '../../views/logout.ts';
+import { logoutLinesOf, SIGNOUT_COOKIE, signoutIdFrom } from './backchannel.ts';
+import type { BackchannelLogout } from '../notify/backchannel-logout.ts';
 import { routeMatcher } from './paths.ts';
 import { subjectFor } from './subject.ts';
 import { providerContext } from '../http/context.ts';
@@ -194,7 +196,7 @@ async function hintMatchesSession(ctx: KoaContextWithOIDC): Promise<boolean> {
 }
 
 /** features.rpInitiatedLogout.postLogoutSuccessSource: the service's own signed-out (or still signed-in) page. */
-export function postLogoutSuccessSource(deps: HookDeps) {
+export function postLogoutSuccessSource(deps: HookDeps & { logouts?: BackchannelLogout }) {
   return async (ctx: KoaContextWithOIDC): Promise<void> => {
     const path = ctx.oidc.provider.pathFor('end_session');
     const take = (name: string) => {
@@ -204,6 +206,9 @@ export function postLogoutSuccessSource(deps: HookDeps) {
     };
     const returnRejected = take(REJECTED_COOKIE) === '1';
     const stayed = take(STAYED_COOKIE);
+    // Each site's back-channel logout of the sign-out this page follows (./backchannel.ts).
+    const signoutId = signoutIdFrom(ctx.cookies.get(SIGNOUT_COOKIE));
+    const logouts = signoutId && deps.logouts ? await logoutLinesOf(ctx.oidc.provider, await deps.logouts.outcomesOfSignout(signoutId)) : [];
     const { client } = ctx.oidc;
     const clientName = client ? client.clientName ?? client.clientId : undefined;
     const session = await ctx.oidc.provider.Session.get(ctx);
@@ -216,6 +221,7 @@ export function postLogoutSuccessSource(deps: HookDeps) {
         clientName,
         returnTo: allowedReturn(client, stayed),
         consoleUrl: `${ctx.oidc.issuer.replace(/\/$/, '')}/console`,
+        logouts,
       }));
       return;
     }
@@ -224,6 +230,7 @@ export function postLogoutSuccessSource(deps: HookDeps) {
       serviceName: deps.serviceName,
       clientName,
       returnRejected,
+      logouts,
     }));
   };
 }

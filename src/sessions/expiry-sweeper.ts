@@ -2,6 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
+import { patientConnection } from '../notify/letters.ts';
 import { asUnavailable } from '../store/availability.ts';
 
 /** Runs the sweep of expired sessions (./expiry.ts) every `sweepEveryMs`, where the letters' worker runs. */
@@ -16,7 +17,7 @@ const SCHEDULER = 'sweep';
 /**
  * On Redis: one repeatable BullMQ job (a job scheduler, shared by every
  * instance: one sweep per period however many run), on the worker's own
- * patient connection as the letters'. A sweep that two instances ran at
+ * patient connection as the letters' (src/notify/letters.ts). A sweep that two instances ran at
  * once would still tell each session once (lua/expiry_claim.lua).
  */
 export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, sweepEveryMs: number, logger: Logger): ExpirySweeper {
@@ -29,10 +30,7 @@ export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, s
   return {
     start(sweep) {
       if (worker) return;
-      const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
-      connection = 'isCluster' in redis && redis.isCluster
-        ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
-        : (redis as Redis).duplicate(patient);
+      connection = patientConnection(redis);
       worker = new Worker('session-expiry', async () => sweep(), { connection: connection as Redis, prefix, concurrency: 1 });
       worker.on('error', (err) => logger.error('session expiry worker error', { reason: err.message }));
       worker.on('failed', (_job, err) => logger.warn('session expiry sweep failed', { reason: err.message }));

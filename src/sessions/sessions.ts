@@ -135,7 +135,7 @@ export function createSessions(deps: SessionsDeps) {
         if (sids.length === 0) return;
         told.push(clientId);
         await deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], sids);
-        await deps.access.backchannelLogout(accountId, clientId, sids);
+        await deps.access.backchannelLogout(accountId, clientId, sids, `sessions:${sids.toSorted().join(',')}`);
       }));
       // The person's "sign out everywhere" (from a browser), or the service's endAccountAccess.
       const byPerson = fromUserAgent !== undefined;
@@ -170,7 +170,7 @@ export function createSessions(deps: SessionsDeps) {
       deps.logger.info('service session ended from the console', { sites: authorizations.length });
       const clientIds = authorizations.map(([clientId]) => clientId).filter((clientId) => clientId !== CONSOLE_CLIENT_ID);
       if (clientIds.length > 0) await deps.signal?.({ kind: 'session_revoked', accountId, clientIds, reason: 'sign_out', fields: { initiating_entity: 'user' } });
-      await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : []))));
+      await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : [], `session:${uid}`))));
       return true;
     },
   };

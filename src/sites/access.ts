@@ -5,7 +5,6 @@ import type { Logger } from '../host.ts';
 import type { Store } from '../store/store.ts';
 import type { Organizations } from '../orgs/organizations.ts';
 import type { ConnectedSites, SiteStatus } from './connected-sites.ts';
-import { backchannelLogoutOf } from '../provider-types.ts';
 import type { Signaller } from '../ssf/transmitter.ts';
 
 export interface AccessDeps {
@@ -16,10 +15,12 @@ export interface AccessDeps {
   logger: Logger;
   /** The site is forgotten in the person's expiring sessions: it was told now (src/sessions/expiry.ts). */
   forgetExpiring?: (accountId: string, clientId: string) => Promise<void>;
-  /** The provider, once the plugin is attached (back-channel logout needs its keys). */
+  /** The provider, once the plugin is attached. */
   provider: () => Provider | undefined;
   /** Tells the sites through Shared Signals (src/ssf/): one queued job per cause. */
   signal?: Signaller | undefined;
+  /** Back-channel logout, retried from a queue (src/notify/backchannel-logout.ts). */
+  logouts: { queueLogout(accountId: string, clientId: string, sids: string[], cause: string): Promise<void> };
 }
 
 export type BlockResult = 'blocked' | 'already_blocked' | 'not_connected';
@@ -39,23 +40,13 @@ export function createSiteAccess(deps: AccessDeps) {
   const { sites, orgs, adapter, logger } = deps;
 
   /**
-   * Tells the site its access ended (OpenID Back-Channel Logout 1.0): one
-   * logout token per session of the person there when the site requires
-   * `sid` (a token without it would be invalid for that site, so with no
-   * session known none is sent), else one token with `sub` only, which covers
-   * every session.
+   * Tells the site its access ended (OpenID Back-Channel Logout 1.0) through
+   * the logout queue: tried at once, retried when the site does not answer,
+   * shown to the person. `cause` names the event (a repeated trigger of one
+   * cause sends nothing twice).
    */
-  async function backchannelLogout(accountId: string, clientId: string, sids: string[]): Promise<void> {
-    const provider = deps.provider();
-    if (!provider) return;
-    const client = await provider.Client.find(clientId).catch(() => undefined);
-    if (!client?.backchannelLogoutUri) return;
-    const targets: (string | undefined)[] = client.backchannelLogoutSessionRequired ? sids : [undefined];
-    const send = backchannelLogoutOf(client);
-    await Promise.all(targets.map((sid) => send(accountId, sid).then(
-      () => logger.info('back-channel logout delivered', { clientId }),
-      (err: Error) => logger.warn('back-channel logout failed', { clientId, reason: err.message }),
-    )));
+  async function backchannelLogout(accountId: string, clientId: string, sids: string[], cause: string): Promise<void> {
+    await deps.logouts.queueLogout(accountId, clientId, sids, cause);
   }
 
   /**
@@ -68,7 +59,8 @@ export function createSiteAccess(deps: AccessDeps) {
     const [grants, sids] = await Promise.all([adapter.revokeAccountGrants(accountId, clientId), sites.sids(accountId, clientId)]);
     if (grants.length === 0 && sids.length === 0) return;
     logger.info('site access revoked', { clientId, grants: grants.length });
-    await backchannelLogout(accountId, clientId, sids);
+    // The cause: the sessions it ends there, else the grants it revoked (each ends once).
+    await backchannelLogout(accountId, clientId, sids, `access:${(sids.length > 0 ? sids : grants).toSorted().join(',')}`);
     await Promise.all([deps.store.del([sites.keys.sids(accountId, clientId)]), deps.forgetExpiring?.(accountId, clientId)]);
   }
 

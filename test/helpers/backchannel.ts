@@ -13,6 +13,8 @@ export interface BackchannelRequest {
   form: URLSearchParams;
   /** Over TLS: the protocol and cipher the provider's request used. */
   tls?: { protocol: string | null; cipher: string };
+  /** The status the endpoint answered. */
+  status: number;
 }
 
 export interface BackchannelReceiver {
@@ -21,6 +23,8 @@ export interface BackchannelReceiver {
   tokens: string[];
   /** Every request received, in order. */
   requests: BackchannelRequest[];
+  /** The logout tokens the endpoint answered 200 to (took), in order. */
+  accepted: string[];
   /** Verifies a received token as a relying site must (signature, issuer, audience, typ). */
   verify(token: string, issuer: string, audience: string): Promise<JWTPayload>;
   close(): Promise<void>;
@@ -32,8 +36,9 @@ export interface BackchannelReceiver {
  * (section 2.8). Over HTTPS with `tls`'s key and certificate (the provider
  * must then trust them: its `fetch`), at `path`.
  */
-export async function startReceiver(opts: { tls?: { key: string; cert: string }; path?: string } = {}): Promise<BackchannelReceiver> {
+export async function startReceiver(opts: { tls?: { key: string; cert: string }; path?: string; statuses?: (n: number) => number } = {}): Promise<BackchannelReceiver> {
   const tokens: string[] = [];
+  const accepted: string[] = [];
   const requests: BackchannelRequest[] = [];
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -41,14 +46,18 @@ export async function startReceiver(opts: { tls?: { key: string; cert: string };
     req.on('end', () => {
       const form = new URLSearchParams(body);
       const socket = req.socket as Partial<TLSSocket>;
+      // `statuses`: the answer to the n-th request (0-based), as a site that is down answers; 200 by default.
+      const status = opts.statuses?.(requests.length) ?? 200;
       requests.push({
+        status,
         method: req.method ?? '',
         contentType: req.headers['content-type'],
         form,
         ...(socket.encrypted ? { tls: { protocol: socket.getProtocol!(), cipher: socket.getCipher!().name } } : {}),
       });
       tokens.push(form.get('logout_token') ?? '');
-      res.writeHead(200, { 'cache-control': 'no-store' }).end();
+      if (status === 200) accepted.push(form.get('logout_token') ?? '');
+      res.writeHead(status, { 'cache-control': 'no-store' }).end();
     });
   };
   const server: Server = opts.tls ? createTlsServer(opts.tls, handle) as unknown as Server : createServer(handle);
@@ -58,6 +67,7 @@ export async function startReceiver(opts: { tls?: { key: string; cert: string };
     url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}${opts.path ?? '/backchannel-logout'}`,
     tokens,
     requests,
+    accepted,
     async verify(token, issuer, audience) {
       const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
       const { payload } = await jwtVerify(token, jwks, { issuer, audience, typ: 'logout+jwt' });

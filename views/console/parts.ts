@@ -11,6 +11,7 @@ import type { HtmlValue, SafeHtml } from '../../src/text/html.ts';
 import type { ConsoleSection } from '../../src/host.ts';
 import { csrfField } from '../layout.ts';
 import type { Category } from '../letters/notification.ts';
+import type { LogoutLine } from '../logouts.ts';
 
 export type { Category } from '../letters/notification.ts';
 export type Delivery = 'account_and_email' | 'account' | 'off';
@@ -91,6 +92,8 @@ export interface ConsolePageInput {
   extra?: ConsoleSection[] | undefined;
   /** The service's base address: the host sections' script paths are resolved against it. */
   issuer?: string | undefined;
+  /** Each site's back-channel logout of the last week (one line per site, its latest outcome). */
+  logouts?: LogoutLine[] | undefined;
 }
 
 export const CATEGORIES: readonly Category[] = ['transactional', 'product', 'promotions'];

@@ -6,7 +6,7 @@ import type { Letter } from './shell.ts';
 import { oneLine, serviceNoticeLetter } from './service-notice.ts';
 
 /** The notices these words are for (src/notify/security-notices.ts SECURITY_NOTICE_KINDS). */
-type Kind = 'new_browser' | 'passkey_added' | 'passkey_removed' | 'account_linked' | 'account_unlinked' | 'sessions_ended';
+type Kind = 'new_browser' | 'passkey_added' | 'passkey_removed' | 'account_linked' | 'account_unlinked' | 'sessions_ended' | 'site_unreachable';
 
 export interface SecurityNoticeInput {
   locale: Locale;
@@ -21,7 +21,7 @@ export interface SecurityNoticeInput {
 // A detail in our sentence: one line, no bidi overrides, no address that becomes a link.
 const shown = (s: string | undefined, fallback: string) => (s && oneLine(s) ? neutralizeLinks(oneLine(s), 'title') : fallback);
 
-const KINDS: readonly Kind[] = ['new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended'];
+const KINDS: readonly Kind[] = ['new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended', 'site_unreachable'];
 
 /** A security notice's sentences in the reader's language: for the letter and the inbox entry alike. */
 export function securityNoticeText(input: SecurityNoticeInput) {

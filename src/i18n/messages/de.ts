@@ -444,4 +444,13 @@ export const de: Record<keyof typeof en, string> = {
   'ssf.user.site_blocked': "Sie haben diese Website gesperrt.",
   'ssf.admin.access_removed': "Die Person hat den Zugriff dieser Website entfernt.",
   'ssf.user.access_removed': "Sie haben den Zugriff dieser Website entfernt.",
+  "notice.site_unreachable.subject": "{name} konnte nicht erfahren, dass Sie sich von {serviceName} abgemeldet haben",
+  "notice.site_unreachable.title": "Sie sind bei {name} vielleicht noch angemeldet",
+  "notice.site_unreachable.what": "Am {date} (UTC) haben Sie sich abgemeldet oder eine Website hat ihren Zugriff verloren, aber {name} war nicht erreichbar, um Sie dort abzumelden. Gehen Sie zu {name} und melden Sie sich dort selbst ab.",
+  "logouts.signed_out": "Von {site} abgemeldet",
+  "logouts.unreachable": "{site} war nicht erreichbar: Sie sind dort vielleicht noch angemeldet.",
+  "logouts.pending": "Abmeldung bei {site}: noch keine Antwort, wir versuchen es weiter.",
+  "logouts.go": "Zu {site}, um sich abzumelden",
+  "logouts.title": "Websites, denen Ihre Abmeldung mitgeteilt wurde",
+  "logouts.console_title": "Letzte Abmeldungen bei Websites",
 };

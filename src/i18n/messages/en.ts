@@ -442,4 +442,13 @@ export const en = {
   'ssf.user.site_blocked': "You blocked this site.",
   'ssf.admin.access_removed': "The person removed this site's access.",
   'ssf.user.access_removed': "You removed this site's access.",
+  "notice.site_unreachable.subject": "{name} could not be told that you signed out of {serviceName}",
+  "notice.site_unreachable.title": "You may still be signed in at {name}",
+  "notice.site_unreachable.what": "On {date} (UTC), you signed out or a site lost its access, but {name} could not be reached to sign you out there. Go to {name} and sign out there yourself.",
+  "logouts.signed_out": "Signed out of {site}",
+  "logouts.unreachable": "{site} could not be reached: you may still be signed in there.",
+  "logouts.pending": "Signing you out of {site}: it did not answer yet, we keep trying.",
+  "logouts.go": "Go to {site} to sign out",
+  "logouts.title": "Sites told you signed out",
+  "logouts.console_title": "Recent sign-outs at sites",
 } as const;

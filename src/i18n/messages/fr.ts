@@ -445,4 +445,13 @@ export const fr: Record<keyof typeof en, string> = {
   'ssf.user.site_blocked': "Vous avez bloqué ce site.",
   'ssf.admin.access_removed': "La personne a retiré l'accès de ce site.",
   'ssf.user.access_removed': "Vous avez retiré l'accès de ce site.",
+  "notice.site_unreachable.subject": "{name} n’a pas pu être informé de votre déconnexion de {serviceName}",
+  "notice.site_unreachable.title": "Vous êtes peut-être encore connecté à {name}",
+  "notice.site_unreachable.what": "Le {date} (UTC), vous vous êtes déconnecté ou un site a perdu son accès, mais {name} n’a pas pu être joint pour vous y déconnecter. Allez sur {name} et déconnectez-vous vous-même.",
+  "logouts.signed_out": "Déconnecté de {site}",
+  "logouts.unreachable": "{site} n’a pas pu être joint : vous y êtes peut-être encore connecté.",
+  "logouts.pending": "Déconnexion de {site} : pas encore de réponse, nous réessayons.",
+  "logouts.go": "Aller sur {site} pour vous déconnecter",
+  "logouts.title": "Sites informés de votre déconnexion",
+  "logouts.console_title": "Déconnexions récentes des sites",
 };

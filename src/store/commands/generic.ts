@@ -77,3 +77,21 @@ export function countHit(kv: KV, key: string, limit: string, windowMs: string): 
   }
   return [n, left];
 }
+
+export const logoutOutcome = script('logout_outcome', (kv, [key], [field, value, ttl, onlyNew, now]) => {
+  if (onlyNew === '1') {
+    const all = kv.hgetall(key!);
+    if (all[field!] !== undefined) return 0;
+    const oldest = Number(now) - Number(ttl);
+    for (const [f, v] of Object.entries(all)) {
+      let at: unknown;
+      try {
+        at = (JSON.parse(v) as { at?: unknown }).at;
+      } catch { /* dropped below */ }
+      if (typeof at !== 'number' || at < oldest) kv.hdel(key!, f);
+    }
+  }
+  kv.hset(key!, { [field!]: value! });
+  kv.pexpire(key!, Number(ttl));
+  return 1;
+});
