@@ -20,7 +20,7 @@ export const TTL_SECONDS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The service with a short session lifetime, a site with a push stream and a back-channel receiver. */
-export async function startExpiryService(name: string, opts: { embedded: boolean; sweepEveryMs: number; jwks?: { keys: never[] }; client?: Redis | Cluster }) {
+export async function startExpiryService(name: string, opts: { embedded: boolean; sweepEveryMs: number; jwks?: { keys: never[] }; client?: Redis | Cluster; lettersWorker?: boolean }) {
   const ssf = await startSsfReceiver();
   const bcl = await startReceiver();
   const site: ClientMetadata = siteClient('exp-site', {
@@ -30,7 +30,7 @@ export async function startExpiryService(name: string, opts: { embedded: boolean
   const h = await startHarness(name, {
     embedded: opts.embedded, ...(opts.client ? { client: opts.client } : {}), clients: [site], allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
     ...(opts.jwks ? { jwks: opts.jwks } : {}),
-    plugin: { sessionExpiry: { sweepEveryMs: opts.sweepEveryMs } },
+    plugin: { sessionExpiry: { sweepEveryMs: opts.sweepEveryMs }, ...(opts.lettersWorker === false ? { letters: { worker: false } } : {}) },
   });
   const config = await discover(h, site);
   const metadata = await (await documentedFetch(`${h.issuer}/.well-known/ssf-configuration`)).json() as SsfMetadata;
