@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 
 import { createReferenceProvider, type ReferenceProvider } from '../../examples/reference/provider.ts';
-import { Agent, forms } from '../helpers/agent.ts';
+import { Agent, formFor, forms } from '../helpers/agent.ts';
 import { sharedJwks } from '../helpers/instance.ts';
 import { signIn } from '../helpers/reference.ts';
 import { testRedis } from '../helpers/redis.ts';
@@ -78,6 +78,30 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
     expect(sets.map((set) => set.event.reason_user)).to.deep.equal([{ en: 'You signed out.' }]);
     expect(s.bcl.tokens.length - from.tokens).to.equal(1);
     expect(await s.bcl.verify(s.bcl.tokens.at(-1)!, s.h.issuer, 'exp-site')).to.include({ sid: tokens.claims()!.sid });
+  });
+
+  it('"Stay signed in" told the asking site: at the session\'s expiry only its other site is told', async () => {
+    const s = service();
+    const agent = new Agent();
+    const atSite = await signIn(s.h, s.config, agent, 'stayer@example.com');
+    // The same session signs in at the other site (no question: already signed in).
+    const atOther = await signIn(s.h, s.otherConfig, agent, 'stayer@example.com');
+    const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
+    const stayed = Date.now();
+    const page = await agent.get(`${s.h.issuer}/session/end?client_id=exp-site`);
+    await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+    await received(s, from.sets + 1, from.tokens + 1);
+
+    await pastLifetime(stayed);
+    await received(s, from.sets + 1, from.tokens + 2);
+    await settled(s.h);
+    const sets = await Promise.all(s.ssf.pushed.slice(from.sets).map((p) => verifySet(p.set, s.metadata, 'exp-site')));
+    expect(sets.map((set) => set.event.reason_user)).to.deep.equal([{ en: 'You signed out.' }]);
+    const [first, second, ...more] = s.bcl.tokens.slice(from.tokens);
+    expect(more).to.deep.equal([]);
+    expect(await s.bcl.verify(first!, s.h.issuer, 'exp-site')).to.include({ sid: atSite.tokens.claims()!.sid });
+    expect(await s.bcl.verify(second!, s.h.issuer, 'exp-other')).to.include({ sid: atOther.tokens.claims()!.sid });
+    expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
   });
 
   it('a session whose site was blocked, or whose person the service ended everywhere, is not told again when its lifetime passes', async () => {

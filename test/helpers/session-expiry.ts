@@ -27,12 +27,14 @@ export async function startExpiryService(name: string, opts: { embedded: boolean
     grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: 'openid email offline_access ssf.manage ssf.read',
     backchannel_logout_uri: bcl.url, backchannel_logout_session_required: true,
   });
+  // A second site with back-channel logout only (no stream).
+  const other: ClientMetadata = siteClient('exp-other', { backchannel_logout_uri: bcl.url, backchannel_logout_session_required: true });
   const h = await startHarness(name, {
-    embedded: opts.embedded, ...(opts.client ? { client: opts.client } : {}), clients: [site], allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
+    embedded: opts.embedded, ...(opts.client ? { client: opts.client } : {}), clients: [site, other], allowPrivateFetchHosts: ['127.0.0.1'], sessionTtlSeconds: TTL_SECONDS,
     ...(opts.jwks ? { jwks: opts.jwks } : {}),
     plugin: { sessionExpiry: { sweepEveryMs: opts.sweepEveryMs }, ...(opts.lettersWorker === false ? { letters: { worker: false } } : {}) },
   });
-  const config = await discover(h, site);
+  const [config, otherConfig] = await Promise.all([discover(h, site), discover(h, other)]);
   const metadata = await (await documentedFetch(`${h.issuer}/.well-known/ssf-configuration`)).json() as SsfMetadata;
   const manage = (await oidc.clientCredentialsGrant(config, { scope: 'ssf.manage' })).access_token;
   const created = await documentedFetch(`${h.issuer}/ssf/stream`, {
@@ -42,7 +44,7 @@ export async function startExpiryService(name: string, opts: { embedded: boolean
   });
   expect(created.status).to.equal(201);
   return {
-    h, ssf, bcl, site, config, metadata,
+    h, ssf, bcl, site, config, otherConfig, metadata,
     async close() { await h.close(); await ssf.close(); await bcl.close(); },
   };
 }
