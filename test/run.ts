@@ -40,6 +40,7 @@ const CLUSTER_SUITE = [
   'test/e2e/backchannel-retry.test.ts',
   'test/e2e/backchannel-durable.test.ts',
   'test/e2e/session-expiry-worker.test.ts',
+  'test/e2e/session-expiry.test.ts',
   'test/e2e/sign-in-strength.test.ts',
   'test/e2e/upstream-link-first.test.ts',
   'test/store/accounts.test.ts',
