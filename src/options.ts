@@ -134,6 +134,15 @@ export const optionsSchema = z.object({
     keepFailedSeconds: z.number().int().min(1).default(7 * 24 * 60 * 60),
   }).strict().prefault({}),
   /**
+   * Service sessions that end by their lifetime: their sites hear of it
+   * (CAEP session-revoked, back-channel logout) from a sweep run where the
+   * letters' worker runs (docs/session-expiry.md).
+   */
+  sessionExpiry: z.object({
+    /** How often the sweep looks for sessions that expired (ms): a site hears of one at most this late. */
+    sweepEveryMs: z.number().int().min(100).max(60 * 60_000).default(60_000),
+  }).strict().prefault({}),
+  /**
    * OpenID back-channel logout (docs/backchannel-logout.md): each logout
    * token is tried at once, and, when the site does not answer 200/204, again
    * from the queue (BullMQ on `redis`; in-process in the embedded mode).

@@ -37,6 +37,8 @@ import { createTheftNotices } from './theft/notice.ts';
 import { createTheft } from './theft/theft.ts';
 import { subjectFor } from './provider/subject.ts';
 import { bullmqSsfQueue, memorySsfQueue } from './ssf/set-queue.ts';
+import { createSessionExpiry } from './sessions/expiry.ts';
+import { bullmqExpirySweeper, memoryExpirySweeper } from './sessions/expiry-sweeper.ts';
 import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
 import { createTransmitter, type Signaller } from './ssf/transmitter.ts';
@@ -139,10 +141,19 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     notices: { give: (...args) => notices.give(...args) },
     emit: (event) => emit(BACKCHANNEL_LOGOUT_EVENT, event),
   });
-  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal, logouts });
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal, logouts, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
+  // A session that ends by its lifetime tells its sites as a sign-out does (docs/session-expiry.md).
+  const sessionExpiry = createSessionExpiry({
+    store, logger, signal,
+    provider: () => providers.attached ?? providers.forLetters,
+    backchannelLogout: (accountId, clientId, sids, cause) => access.backchannelLogout(accountId, clientId, sids, cause),
+  });
+  const expirySweeper = options.redis
+    ? bullmqExpirySweeper(options.redis, options.keyPrefix, options.sessionExpiry.sweepEveryMs, logger)
+    : memoryExpirySweeper(options.sessionExpiry.sweepEveryMs, logger);
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
-    store, adapter, sites, access, logger, provider, signal,
+    store, adapter, sites, access, logger, provider, signal, expiry: sessionExpiry,
     toldEnded: (accountId, browser) => notices.give(accountId, 'sessions_ended', { browser }),
   });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
@@ -206,7 +217,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
 
   return {
     deleteAccount,
-    streams, ssfQueue, transmitter,
+    streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
   };

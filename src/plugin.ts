@@ -50,6 +50,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     parts.ssfQueue.startWorker(parts.transmitter.process);
     // Back-channel logouts left to retry go with the letters (src/notify/backchannel-logout.ts).
     parts.logoutQueue.startWorker(parts.logouts.retry);
+    parts.expirySweeper.start(parts.sessionExpiry.sweep);
   };
 
   return {
@@ -67,10 +68,11 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     letters,
     startLetterWorker,
     async stopLetterWorker() {
-      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.logoutQueue.stopWorker()]);
+      await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.logoutQueue.stopWorker(), parts.expirySweeper.stop()]);
     },
     sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
     queueLogout: parts.logouts.queueLogout,
+    sessionExpiry: { sweep: () => parts.sessionExpiry.sweep() },
     on(event, listener) {
       events.on(event, listener);
       return () => { events.off(event, listener); };
@@ -123,7 +125,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (options.letters.worker) startLetterWorker();
     },
     async close() {
-      await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close()]);
+      await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close(), parts.expirySweeper.close()]);
       await mailer.close();
       await store.close();
     },

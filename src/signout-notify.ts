@@ -61,6 +61,13 @@ export interface SignoutNotify {
    * letter worker delivers the SETs too.
    */
   readonly sharedSignals: SharedSignals;
+  /**
+   * Service sessions that end by their lifetime (docs/session-expiry.md):
+   * `sweep()` tells the sites of every session that expired by now, as the
+   * repeatable sweep does every `sessionExpiry.sweepEveryMs`; resolves with
+   * how many sites were told. Safe beside the sweeps of other instances.
+   */
+  readonly sessionExpiry: { sweep(): Promise<number> };
   /** Stops sending letters (and Shared Signals, and retrying back-channel logouts) in this process once those in hand are done; the rest wait for another worker. */
   stopLetterWorker(): Promise<void>;
   /**

@@ -65,8 +65,10 @@ export interface ReferenceSettings {
   logger?: Logger;
   /** Serve /metrics on the public listener too (otherwise only where the caller serves `operations.registry`). */
   metricsOnPublic?: boolean;
+  /** A service session's lifetime (seconds; default REFERENCE_TTL.Session, 14 days): short in tests of its expiry. */
+  sessionTtlSeconds?: number;
   /** More plugin options (notify limits, letter queue, ...), passed through. */
-  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice'>>;
+  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice' | 'sessionExpiry'>>;
 }
 
 export interface ReferenceProvider {
@@ -193,7 +195,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     subjectTypes: ['public', 'pairwise'],
     pairwiseIdentifier: async (_ctx, accountId, client) =>
       createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url'),
-    ttl: REFERENCE_TTL,
+    ttl: settings.sessionTtlSeconds ? { ...REFERENCE_TTL, Session: settings.sessionTtlSeconds } : REFERENCE_TTL,
     // oidc-provider's errors on pages (an authorization request it cannot
     // send back to the site): the service's sentence for the error, never its
     // description, which may carry text from the request.

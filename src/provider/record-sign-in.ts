@@ -38,6 +38,7 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
       sub: await subjectFor(provider, providerContext(ctx), accountId, client),
       scopes: (grant?.getOIDCScope() ?? '').split(' ').filter(Boolean),
       sid: session.sidFor(client.clientId),
+      sessionUid: session.uid,
       sessionExpiresAt: typeof session.exp === 'number' ? session.exp * 1000 : now + sessionTtlFallback * 1000,
       at: now,
     });

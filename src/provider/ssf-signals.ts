@@ -4,19 +4,28 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from '../host.ts';
 import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import type { Transmitter } from '../ssf/transmitter.ts';
+import type { SessionExpiry } from '../sessions/expiry.ts';
 
 /**
  * A service sign-out at /session/end tells the sites it signed out of
  * (CAEP session-revoked, initiated by the person): every site of the
  * session on "Sign out", the asking site alone on "Stay signed in". It
  * listens to oidc-provider's own event, after the session was ended; the
- * cause is one queued job, the SETs go out from the worker.
+ * cause is one queued job, the SETs go out from the worker. What it told is
+ * forgotten for the session's expiry.
  */
-export function sessionEndSignals(provider: Provider, transmitter: Transmitter, logger: Logger): void {
+export function sessionEndSignals(provider: Provider, transmitter: Transmitter, logger: Logger, expiry?: SessionExpiry): void {
   provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
     const { session, params, client } = ctx.oidc;
     const accountId = session?.accountId;
     if (!accountId) return;
+    // Told now: the session's (or the site's) expiry tells nobody again (src/sessions/expiry.ts).
+    const uid = (session as { uid?: string }).uid;
+    const forgotten = params?.logout ? { uid } : client ? { uid, clientId: client.clientId } : undefined;
+    if (uid && forgotten) {
+      expiry?.forget(accountId, forgotten)
+        .catch((err: Error) => logger.warn('signed-out session not forgotten for its expiry', { reason: err.message }));
+    }
     const clientIds = params?.logout
       ? Object.keys(session.authorizations ?? {}).filter((id) => id !== CONSOLE_CLIENT_ID)
       : client ? [client.clientId] : [];

@@ -9,6 +9,7 @@ import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { describeDevice, type Device } from './device.ts';
+import type { SessionExpiry } from './expiry.ts';
 import { sessionByUid, type ServiceSessionRecord } from '../provider-types.ts';
 
 /** Sessions a person's list keeps; past it, the least recently active are forgotten (they still work). */
@@ -54,6 +55,8 @@ export interface SessionsDeps {
   provider: () => Provider | undefined;
   /** Tells the sites through Shared Signals (src/ssf/). */
   signal?: Signaller | undefined;
+  /** Sessions that end by their lifetime: a session ended here is forgotten there (told once). */
+  expiry?: SessionExpiry | undefined;
 }
 
 /**
@@ -121,6 +124,7 @@ export function createSessions(deps: SessionsDeps) {
       const listed = Object.keys(await deps.store.hgetall(keys.sessions(accountId))).filter((uid) => uid !== keep);
       const kept = keep ? await find(accountId, keep) : undefined;
       await deps.adapter.endAccountSessions(accountId, kept?.uid ?? '');
+      await deps.expiry?.forget(accountId, { keep: kept?.uid });
       if (listed.length > 0) await deps.store.run(commands.hdel(), [keys.sessions(accountId)], listed);
       // The kept session's own sign-ins at sites stay.
       const keptSids = new Set(Object.values(kept?.authorizations ?? {}).map((a) => a.sid).filter((sid): sid is string => sid !== undefined));
@@ -159,6 +163,7 @@ export function createSessions(deps: SessionsDeps) {
       await Promise.all(authorizations.map(([, a]) => (a.grantId && !a.persistsLogout ? deps.adapter.revokeGrant(a.grantId) : undefined)));
       await session.destroy();
       await Promise.all([
+        deps.expiry?.forget(accountId, { uid }),
         deps.store.run(commands.hdel(), [keys.sessions(accountId)], [uid]),
         ...authorizations.flatMap(([clientId, a]) => (a.sid ? [deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], [a.sid])] : [])),
       ]);

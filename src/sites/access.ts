@@ -13,6 +13,8 @@ export interface AccessDeps {
   adapter: StoreAdapter;
   store: Store;
   logger: Logger;
+  /** The site is forgotten in the person's expiring sessions: it was told now (src/sessions/expiry.ts). */
+  forgetExpiring?: (accountId: string, clientId: string) => Promise<void>;
   /** The provider, once the plugin is attached. */
   provider: () => Provider | undefined;
   /** Tells the sites through Shared Signals (src/ssf/): one queued job per cause. */
@@ -59,7 +61,7 @@ export function createSiteAccess(deps: AccessDeps) {
     logger.info('site access revoked', { clientId, grants: grants.length });
     // The cause: the sessions it ends there, else the grants it revoked (each ends once).
     await backchannelLogout(accountId, clientId, sids, `access:${(sids.length > 0 ? sids : grants).toSorted().join(',')}`);
-    await deps.store.del([sites.keys.sids(accountId, clientId)]);
+    await Promise.all([deps.store.del([sites.keys.sids(accountId, clientId)]), deps.forgetExpiring?.(accountId, clientId)]);
   }
 
   /**

@@ -1,5 +1,6 @@
 import * as commands from '../store/commands.ts';
 import { endedKeys } from '../store/ended-keys.ts';
+import { EXPIRY_GRACE_MS, expiryKeys } from '../store/expiry-keys.ts';
 import type { Store } from '../store/store.ts';
 
 /**
@@ -46,6 +47,8 @@ export interface SignInRecord {
   sid?: string | undefined;
   /** When the session ends (ms since the epoch). */
   sessionExpiresAt?: number | undefined;
+  /** The session's uid: its sites are told when it ends by its lifetime (docs/session-expiry.md). */
+  sessionUid?: string | undefined;
   at?: number;
 }
 
@@ -84,6 +87,7 @@ function parse(clientId: string, json: string): ConnectedSite {
  */
 export function createConnectedSites(store: Store) {
   const keys = siteKeys(store.prefix);
+  const expiry = expiryKeys(store.prefix);
   const ended = endedKeys(store.prefix);
 
   /** The service's endings (ms) of each site's access for the person, and of all of theirs. */
@@ -104,15 +108,25 @@ export function createConnectedSites(store: Store) {
   return {
     keys,
 
-    /** Writes a completed sign-in (one round trip: two keys in two slots, sent together). */
+    /**
+     * Writes a completed sign-in (one round trip: two keys in two slots, sent
+     * together), with the session's expiry for its sites (on a single node
+     * the index of people too; on a Cluster that slot's write follows the
+     * person's, so a sweeper never finds the person without the session).
+     */
     async recordSignIn(record: SignInRecord): Promise<SiteStatus> {
       const at = record.at ?? Date.now();
+      const expiresAt = record.sessionExpiresAt ?? at;
+      const expiring = record.sid && record.sessionUid ? record.sessionUid : '';
       const [status] = await Promise.all([
         store.run(
           commands.siteSignIn(),
-          [keys.sites(record.accountId), keys.sids(record.accountId, record.clientId)],
-          [record.clientId, at, record.scopes.join(' '), record.sid ?? '', record.sessionExpiresAt ?? at],
-        ),
+          [keys.sites(record.accountId), keys.sids(record.accountId, record.clientId), expiry.sessions(record.accountId), ...(store.singleNode ? [expiry.people] : [])],
+          [record.clientId, at, record.scopes.join(' '), record.sid ?? '', expiresAt, expiring, record.accountId, EXPIRY_GRACE_MS],
+        ).then(async (answer) => {
+          if (expiring && !store.singleNode) await store.run(commands.expiryIndex(), [expiry.people], [record.accountId, expiresAt, '', EXPIRY_GRACE_MS]);
+          return answer;
+        }),
         store.run(commands.hset(), [keys.subjects(record.clientId)], [record.sub, record.accountId]),
       ]);
       return status as SiteStatus;

@@ -6,6 +6,7 @@ import type { Organizations } from '../orgs/organizations.ts';
 import type { Sessions } from '../sessions/sessions.ts';
 import type { SsfQueue } from '../ssf/set-queue.ts';
 import * as commands from '../store/commands.ts';
+import { expiryKeys } from '../store/expiry-keys.ts';
 import type { Store } from '../store/store.ts';
 import type { SiteAccess } from './access.ts';
 import type { ConnectedSites } from './connected-sites.ts';
@@ -136,6 +137,8 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
     const jobsDropped = (await deps.letters.dropAccount(accountId))
       + (await deps.logoutQueue.dropAccount(accountId))
       + (await deps.ssfQueue.dropAccount(accountId, [...subjects.values()]));
+    // The index of people with sessions due to expire names the person as a member, outside their keys.
+    await store.run(commands.zrem(), [expiryKeys(store.prefix).people], [accountId]);
     // 6. Every key of the person, the Connected sites list last (a second call finds the sites again).
     const left: string[] = [];
     for await (const key of store.scan(personGlob(accountId))) left.push(key);

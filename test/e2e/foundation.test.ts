@@ -156,7 +156,11 @@ for (const embedded of [false, true]) {
       // The theft above queued a letter to the person (docs/security.md "Told when a sign-in was stolen".
       const left = await keysWithoutTtl(h.reference.plugin.store, [/:account:\{/, /:account-email:\{/, /:site:\{[^}]+\}:subjects$/, /:\{letters\}:letters:(?:meta|id|events|completed|[\w-]{22})$/,
         // The Shared Signals queue's metadata and its finished jobs (a sign-out is a cause), removed by its worker after an hour.
-        /:\{ssf\}:ssf:(?:meta|id|events|completed|(?:signal|set)\.[\w.-]+)$/]);
+        /:\{ssf\}:ssf:(?:meta|id|events|completed|(?:signal|set)\.[\w.-]+)$/,
+        // The back-channel logout queue's metadata (docs/redis-keys.md).
+        /:\{logouts\}:logouts:(?:meta|id|events)$/,
+        // The session expiry sweep's schedule: one scheduler and its next run (docs/session-expiry.md).
+        /:\{expiry\}:session-expiry:(?:meta|id|events|delayed|repeat|repeat:sweep(?::\d+)?)$/]);
       expect(left).to.deep.equal([]);
     });
   });

@@ -4,7 +4,7 @@
  * Redis and key prefix as the service. Tests start it and kill it (SIGKILL).
  * It retries the service's back-channel logouts too (to sites on loopback).
  * Env: REDIS_URL (or REDIS_CLUSTER), KEY_PREFIX, SMTP_URL, ISSUER, CLIENTS (JSON), STALLED_MS,
- * JWKS (JSON; the service's signing keys, which logout tokens need).
+ * JWKS (JSON; the service's signing keys, which logout tokens need), SWEEP_MS (the session expiry sweep's period).
  */
 import { Redis } from 'ioredis';
 
@@ -24,6 +24,9 @@ await createReferenceProvider({
   allowPrivateFetchHosts: ['127.0.0.1'],
   ...(env.JWKS ? { jwks: JSON.parse(env.JWKS) } : {}),
   logger: { info() {}, warn() {}, error: (m) => console.error(m) },
-  plugin: { letters: { worker: true, concurrency: 1, backoffMs: 50, stalledIntervalMs: Number(env.STALLED_MS ?? 1000) } },
+  plugin: {
+    letters: { worker: true, concurrency: 1, backoffMs: 50, stalledIntervalMs: Number(env.STALLED_MS ?? 1000) },
+    ...(env.SWEEP_MS ? { sessionExpiry: { sweepEveryMs: Number(env.SWEEP_MS) } } : {}),
+  },
 });
 console.log('worker ready');

@@ -110,6 +110,15 @@ describe('plugin options (resolveOptions / createSignoutNotify)', () => {
     }
   });
 
+  it('sessionExpiry.sweepEveryMs: 60 s by default, whole ms from 100 to an hour, else refused naming it', () => {
+    expect(resolveOptions({ contacts }).sessionExpiry).to.deep.equal({ sweepEveryMs: 60_000 });
+    expect(resolveOptions({ contacts, sessionExpiry: { sweepEveryMs: 100 } }).sessionExpiry.sweepEveryMs).to.equal(100);
+    for (const bad of [0, 99, 1.5, 3_600_001, '60000']) {
+      expect(refusal({ contacts, sessionExpiry: { sweepEveryMs: bad } }).message, String(bad)).to.match(/^oidc-signout-notify: invalid option "sessionExpiry\.sweepEveryMs": /);
+    }
+    expect(refusal({ contacts, sessionExpiry: { every: 5 } }).message).to.match(/^oidc-signout-notify: invalid option "sessionExpiry": /);
+  });
+
   it('plugin.recentSignIn refuses what it cannot honour (an unknown action, a way back outside /console) and needs attach()', async () => {
     const plugin = make({ contacts, logger: recordingLogger() });
     const ctx = {} as Parameters<SignoutNotify['recentSignIn']>[0];

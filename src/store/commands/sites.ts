@@ -1,8 +1,9 @@
 /** Connected sites and the person's sessions list. */
 import { lazyScript as script } from '../scripts.ts';
 import type { MemoryKV as KV } from '../memory-kv.ts';
+import { recordExpiring } from './expiry.ts';
 
-export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, now, scopes, sid, sessionExpiresAt]) => {
+export const siteSignIn = script('site_signin', (kv, [sites, sids, expiring, people], [clientId, now, scopes, sid, sessionExpiresAt, uid, accountId, grace]) => {
   const at = Number(now);
   const current = kv.hget(sites!, clientId!);
   const site = current ? JSON.parse(current) as Record<string, unknown> : { firstSignInAt: at, status: 'connected' };
@@ -19,6 +20,7 @@ export const siteSignIn = script('site_signin', (kv, [sites, sids], [clientId, n
     const last = kv.zentries(sids!).at(-1);
     if (last) kv.pexpireat(sids!, last[1]);
   }
+  recordExpiring(kv, expiring!, people, [clientId!, now!, sid ?? '', sessionExpiresAt!, uid ?? '', accountId ?? '', grace ?? '0']);
   return site.status as string;
 });
 

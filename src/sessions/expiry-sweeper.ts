@@ -1,0 +1,79 @@
+import { Queue, Worker } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+
+import type { Logger } from '../host.ts';
+import { patientConnection } from '../notify/queue-kit.ts';
+import { asUnavailable } from '../store/availability.ts';
+
+/** Runs the sweep of expired sessions (./expiry.ts) every `sweepEveryMs`, where the letters' worker runs. */
+export interface ExpirySweeper {
+  start(sweep: () => Promise<number>): void;
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const SCHEDULER = 'sweep';
+
+/**
+ * On Redis: one repeatable BullMQ job (a job scheduler, shared by every
+ * instance: one sweep per period however many run), on the worker's own
+ * patient connection as the letters' (src/notify/letters.ts). A sweep that two instances ran at
+ * once would still tell each session once (lua/expiry_claim.lua).
+ */
+export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, sweepEveryMs: number, logger: Logger): ExpirySweeper {
+  const prefix = `${keyPrefix}{expiry}`;
+  // Only the schedule and its next run stay (each run removes itself); the events stream is kept short.
+  const queue = new Queue('session-expiry', { connection: redis as Redis, prefix, streams: { events: { maxLen: 100 } } });
+  queue.on('error', (err) => logger.error('session expiry queue error', { reason: err.message }));
+  let worker: Worker | undefined;
+  let connection: Redis | Cluster | undefined;
+  return {
+    start(sweep) {
+      if (worker) return;
+      connection = patientConnection(redis);
+      worker = new Worker('session-expiry', async () => sweep(), { connection: connection as Redis, prefix, concurrency: 1 });
+      worker.on('error', (err) => logger.error('session expiry worker error', { reason: err.message }));
+      worker.on('failed', (_job, err) => logger.warn('session expiry sweep failed', { reason: err.message }));
+      queue.upsertJobScheduler(SCHEDULER, { every: sweepEveryMs }, { name: SCHEDULER, opts: { removeOnComplete: true, removeOnFail: true } })
+        .catch(asUnavailable)
+        .catch((err: Error) => logger.error('session expiry sweep not scheduled', { reason: err.message }));
+    },
+    async stop() {
+      await worker?.close();
+      worker = undefined;
+      connection?.disconnect();
+      connection = undefined;
+    },
+    async close() {
+      await worker?.close();
+      await queue.close();
+      connection?.disconnect();
+    },
+  };
+}
+
+/** The embedded store's twin: a timer in this process. */
+export function memoryExpirySweeper(sweepEveryMs: number, logger: Logger): ExpirySweeper {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  return {
+    start(sweep) {
+      if (timer) return;
+      timer = setInterval(() => {
+        if (running) return;
+        running = sweep()
+          .catch((err: Error) => logger.warn('session expiry sweep failed', { reason: err.message }))
+          .finally(() => { running = undefined; });
+      }, sweepEveryMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+    async close() {
+      await this.stop();
+    },
+  };
+}
