@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import * as oidc from 'openid-client';
 
 import { documentedFetch } from '../helpers/openapi.ts';
-import { discover, oauthError, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
+import { Agent } from '../helpers/agent.ts';
+import { discover, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
@@ -96,6 +97,20 @@ describe('Shared Signals stream control: the refusals, exactly', () => {
     expect(await oauthError(token(plainSite, 'ssf.manage'))).to.equal('invalid_scope');
     expect(answer(await call('GET', '/ssf/stream', await token(plainSite, 'email'))))
       .to.deep.equal(error(403, 'insufficient_scope', 'the access token needs the scope ssf.read or ssf.manage'));
+  });
+
+  it('a person\'s access token carrying ssf.manage is no receiver\'s token: 401 invalid_token, the stream unchanged', async () => {
+    // Such a token travels to the site's resource servers; whoever holds one must not pause or repoint the
+    // stream through which the site hears of every loss of access.
+    const { tokens } = await signIn(h, pushSite, new Agent(), 'ssf-person@example.com', { scope: 'openid ssf.manage ssf.read' });
+    expect(tokens.scope?.split(' ')).to.include('ssf.manage');
+    for (const [method, path, body] of [['POST', '/ssf/status', { stream_id: streamId, status: 'disabled' }], ['GET', `/ssf/stream?stream_id=${streamId}`, undefined]] as const) {
+      const res = await call(method, path, tokens.access_token, body);
+      expect(answer(res)).to.deep.equal(error(401, 'invalid_token', 'the access token is not valid'));
+      expect(res.headers.get('www-authenticate')).to.equal('Bearer realm="ssf", error="invalid_token"');
+    }
+    const status = await call('GET', `/ssf/status?stream_id=${streamId}`, await token(pushSite, 'ssf.read'));
+    expect(status.body).to.deep.include({ status: 'enabled' });
   });
 
   it('an unknown stream is 404 not_found on read, update, replace and delete', async () => {

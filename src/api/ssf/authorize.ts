@@ -18,17 +18,19 @@ type TokenLike = { clientId?: string; scope?: string; isValid?: boolean; isExpir
 
 /**
  * The receiver's access token (RFC 6750, in the Authorization header only,
- * never the query): a client-credentials token (or an access token) the
- * provider issued, found by its own models, unexpired, of a confidential
- * site, with one of the scopes the route needs (`ssf.manage` for changes).
+ * never the query): a client-credentials token the provider issued, found by
+ * its own model, unexpired, of a confidential site, with one of the scopes
+ * the route needs (`ssf.manage` for changes). A person's access token is
+ * never one, whatever its scopes: it travels to the site's resource servers,
+ * and whoever holds it must not pause or repoint the stream through which
+ * the site hears of every loss of access.
  */
 export function bearer(provider: Provider, scopes: readonly string[]): Middleware<SsfState> {
   return async (ctx, next) => {
     const match = /^Bearer ([\x21-\x7e]+)$/i.exec(ctx.get('authorization').trim());
     if (!match) throw invalidToken('a Bearer access token is required', false);
     const value = match[1]!;
-    const found = (await provider.ClientCredentials.find(value).catch(() => undefined) as TokenLike | undefined)
-      ?? (await provider.AccessToken.find(value).catch(() => undefined) as TokenLike | undefined);
+    const found = await provider.ClientCredentials.find(value).catch(() => undefined) as TokenLike | undefined;
     if (!found?.clientId || found.isValid === false || found.isExpired) throw invalidToken('the access token is not valid');
     const client = await provider.Client.find(found.clientId).catch(() => undefined);
     if (!client || client.clientAuthMethod === 'none') throw invalidToken('the access token is not valid');
