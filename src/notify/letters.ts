@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
 import { asUnavailable } from '../store/availability.ts';
-import { dropJobs, patientConnection, throttled } from './queue-kit.ts';
+import { dropJobs, inProcessQueue, patientConnection, throttled } from './queue-kit.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
@@ -193,82 +193,21 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
  * the process stops.
  */
 export function memoryLetterQueue(options: LetterQueueOptions, logger: Logger, onLetter: OnLetter = () => {}): LetterQueue {
-  // Ids queued and not finished; a finished one queued again is caught by the sent marker.
-  const known = new Set<string>();
-  const waiting: { job: LetterJob; attempt: number }[] = [];
-  // Retry timers and the letter each brings back (dropAccount takes it).
-  const timers = new Map<NodeJS.Timeout, LetterJob>();
-  let running = 0;
-  let closed = false;
-  let process: ((job: LetterJob) => Promise<LetterOutcome>) | undefined;
-  // Wakes stopWorker() when the last letter in hand is done.
-  let idle: (() => void) | undefined;
-
-  function pump(): void {
-    while (process && !closed && running < options.concurrency && waiting.length > 0) {
-      const next = waiting.shift()!;
-      running += 1;
-      process(next.job).then((outcome) => {
-        known.delete(next.job.id);
-        onLetter(outcomeEvent(next.job.id, outcome));
-      }, (err: Error) => {
-        const attempt = next.attempt + 1;
-        if (err instanceof PermanentLetterError || attempt >= options.attempts) {
-          logger.warn('letter given up', { notificationId: next.job.id, attempt, reason: err.message });
-          known.delete(next.job.id);
-          onLetter({ notificationId: next.job.id, outcome: 'failed', reason: err.message });
-          return;
-        }
-        logger.warn('letter will be retried', { notificationId: next.job.id, attempt, reason: err.message });
-        onLetter({ notificationId: next.job.id, outcome: 'retry', reason: err.message });
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          waiting.push({ job: next.job, attempt });
-          pump();
-        }, options.backoffMs * 2 ** (attempt - 1));
-        timers.set(timer, next.job);
-      }).finally(() => {
-        running -= 1;
-        pump();
-        if (running === 0) idle?.();
-      });
-    }
-  }
-
-  return {
-    async add(job) {
-      if (known.has(job.id)) return;
-      known.add(job.id);
-      waiting.push({ job, attempt: 0 });
-      queueMicrotask(pump);
+  const queue = inProcessQueue<LetterJob, LetterOutcome>({
+    id: (job) => job.id,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs,
+    concurrency: options.concurrency,
+    permanent: (err) => err instanceof PermanentLetterError,
+    done: (job, outcome) => onLetter(outcomeEvent(job.id, outcome)),
+    retrying: (job, attempt, err) => {
+      logger.warn('letter will be retried', { notificationId: job.id, attempt, reason: err.message });
+      onLetter({ notificationId: job.id, outcome: 'retry', reason: err.message });
     },
-    startWorker(fn) {
-      process = fn;
-      pump();
+    givenUp: (job, attempt, err) => {
+      logger.warn('letter given up', { notificationId: job.id, attempt, reason: err.message });
+      onLetter({ notificationId: job.id, outcome: 'failed', reason: err.message });
     },
-    async stopWorker() {
-      process = undefined;
-      if (running > 0) await new Promise<void>((resolve) => { idle = resolve; });
-      idle = undefined;
-    },
-    async pending() {
-      return waiting.length + running + timers.size;
-    },
-    async dropAccount(accountId) {
-      const kept = waiting.filter(({ job }) => job.accountId !== accountId);
-      let dropped = waiting.length - kept.length;
-      waiting.splice(0, waiting.length, ...kept);
-      for (const [timer, job] of timers) {
-        if (job.accountId !== accountId) continue;
-        clearTimeout(timer);
-        timers.delete(timer);
-        dropped += 1;
-      }
-      return dropped;
-    },
-    async close() {
-      closed = true;
-      for (const timer of timers.keys()) clearTimeout(timer);
-    },
-  };
+  });
+  return { ...queue, dropAccount: async (accountId) => queue.drop((job) => job.accountId === accountId) };
 }

@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 
 import type { Logger } from '../host.ts';
-import { dropJobs, DONE_STATES } from '../notify/queue-kit.ts';
+import { dropJobs, DONE_STATES, inProcessQueue } from '../notify/queue-kit.ts';
 import { asUnavailable } from '../store/availability.ts';
 import type { Signal } from './signal.ts';
 
@@ -141,75 +141,18 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
 
 /** The embedded store's twin: in this process only, the same retries; lost on restart, as everything embedded. */
 export function memorySsfQueue(options: SsfQueueOptions, logger: Logger): SsfQueue {
-  const known = new Set<string>();
-  const waiting: { job: SsfJob; attempt: number }[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  let running = 0;
-  let closed = false;
-  let process: ((job: SsfJob) => Promise<void>) | undefined;
-  let idle: (() => void) | undefined;
-
-  function pump(): void {
-    while (process && !closed && running < options.concurrency && waiting.length > 0) {
-      const next = waiting.shift()!;
-      running += 1;
-      process(next.job).then(() => { known.delete(jobId(next.job)); }, (err: Error) => {
-        const attempt = next.attempt + 1;
-        const clientId = next.job.kind === 'set' ? next.job.clientId : undefined;
-        if (attempt >= options.attempts) {
-          logger.warn('security event given up', { job: jobId(next.job), clientId, attempt, reason: err.message });
-          known.delete(jobId(next.job));
-          return;
-        }
-        logger.warn('security event will be retried', { job: jobId(next.job), clientId, attempt, reason: err.message });
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          waiting.push({ job: next.job, attempt });
-          pump();
-        }, options.backoffMs * 2 ** (attempt - 1));
-        timers.add(timer);
-      }).finally(() => {
-        running -= 1;
-        pump();
-        if (running === 0) idle?.();
-      });
-    }
-  }
-
+  const clientOf = (job: SsfJob) => (job.kind === 'set' ? job.clientId : undefined);
+  const queue = inProcessQueue<SsfJob, void>({
+    id: jobId,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs,
+    concurrency: options.concurrency,
+    retrying: (job, attempt, err) => logger.warn('security event will be retried', { job: jobId(job), clientId: clientOf(job), attempt, reason: err.message }),
+    givenUp: (job, attempt, err) => logger.warn('security event given up', { job: jobId(job), clientId: clientOf(job), attempt, reason: err.message }),
+  });
   return {
-    async add(job) {
-      if (known.has(jobId(job))) return;
-      known.add(jobId(job));
-      waiting.push({ job, attempt: 0 });
-      queueMicrotask(pump);
-    },
-    startWorker(fn) {
-      process = fn;
-      pump();
-    },
-    async stopWorker() {
-      process = undefined;
-      if (running > 0) await new Promise<void>((resolve) => { idle = resolve; });
-      idle = undefined;
-    },
-    async pending() {
-      return waiting.length + running + timers.size;
-    },
-    async dropAccount(accountId) {
-      // Nothing done is kept in this process: only causes still waiting are taken.
-      const before = waiting.length;
-      for (let i = waiting.length - 1; i >= 0; i -= 1) {
-        const { job } = waiting[i]!;
-        if (job.kind === 'signal' && job.signal.accountId === accountId && !purged(job)) {
-          known.delete(jobId(job));
-          waiting.splice(i, 1);
-        }
-      }
-      return before - waiting.length;
-    },
-    async close() {
-      closed = true;
-      for (const timer of timers) clearTimeout(timer);
-    },
+    ...queue,
+    // Nothing done is kept in this process: only causes still to run are taken.
+    dropAccount: async (accountId) => queue.drop((job) => job.kind === 'signal' && job.signal.accountId === accountId && !purged(job)),
   };
 }
