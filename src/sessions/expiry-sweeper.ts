@@ -2,7 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
-import { patientConnection } from '../notify/queue-kit.ts';
+import { patientConnection, throttled } from '../notify/queue-kit.ts';
 import { asUnavailable } from '../store/availability.ts';
 
 /** Runs the sweep of expired sessions (./expiry.ts) every `sweepEveryMs`, where the letters' worker runs. */
@@ -24,7 +24,7 @@ export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, s
   const prefix = `${keyPrefix}{expiry}`;
   // Only the schedule and its next run stay (each run removes itself); the events stream is kept short.
   const queue = new Queue('session-expiry', { connection: redis as Redis, prefix, streams: { events: { maxLen: 100 } } });
-  queue.on('error', (err) => logger.error('session expiry queue error', { reason: err.message }));
+  queue.on('error', throttled(logger, 'session expiry queue error'));
   let worker: Worker | undefined;
   let connection: Redis | Cluster | undefined;
   return {
@@ -32,7 +32,7 @@ export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, s
       if (worker) return;
       connection = patientConnection(redis);
       worker = new Worker('session-expiry', async () => sweep(), { connection: connection as Redis, prefix, concurrency: 1 });
-      worker.on('error', (err) => logger.error('session expiry worker error', { reason: err.message }));
+      worker.on('error', throttled(logger, 'session expiry worker error'));
       worker.on('failed', (_job, err) => logger.warn('session expiry sweep failed', { reason: err.message }));
       queue.upsertJobScheduler(SCHEDULER, { every: sweepEveryMs }, { name: SCHEDULER, opts: { removeOnComplete: true, removeOnFail: true } })
         .catch(asUnavailable)

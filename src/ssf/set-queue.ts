@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 
 import type { Logger } from '../host.ts';
-import { dropJobs, DONE_STATES, inProcessQueue } from '../notify/queue-kit.ts';
+import { dropJobs, DONE_STATES, inProcessQueue, throttled } from '../notify/queue-kit.ts';
 import { asUnavailable } from '../store/availability.ts';
 import type { Signal } from './signal.ts';
 
@@ -66,7 +66,7 @@ const jobId = (job: SsfJob) => `${job.kind}.${job.id}`;
 export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, options: SsfQueueOptions, logger: Logger): SsfQueue {
   const prefix = `${keyPrefix}{ssf}`;
   const queue = new Queue<SsfJob>('ssf', { connection: redis as Redis, prefix });
-  queue.on('error', (err) => logger.error('security event queue error', { reason: err.message }));
+  queue.on('error', throttled(logger, 'security event queue error'));
   let worker: Worker<SsfJob> | undefined;
   let connection: Redis | Cluster | undefined;
   let cleaner: NodeJS.Timeout | undefined;
@@ -107,7 +107,7 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
         lockDuration: options.stalledIntervalMs,
         maxStalledCount: 10,
       });
-      worker.on('error', (err) => logger.error('security event worker error', { reason: err.message }));
+      worker.on('error', throttled(logger, 'security event worker error'));
       cleaner = setInterval(() => {
         cleanUp().catch((err: Error) => logger.error('security event queue cleanup failed', { reason: err.message }));
       }, Math.min(15 * 60_000, Math.max(250, (options.keepSeconds * 1000) / 4)));

@@ -142,18 +142,20 @@ export const BACK_WITHIN = 1000;
  * by FAULT_BOUND, letters retried after 100 ms, no rate limit; its warnings
  * kept, and its mail server's options at hand (lettersInHand).
  */
-export async function startFaultHarness(name: string, site: ClientMetadata, client: Redis | Cluster): Promise<{ h: Harness; warnings: string[]; smtp: SmtpSinkOptions }> {
+export async function startFaultHarness(name: string, site: ClientMetadata, client: Redis | Cluster): Promise<{ h: Harness; warnings: string[]; errors: string[]; smtp: SmtpSinkOptions }> {
   client.on('error', () => {});
   const warnings: string[] = [];
+  // Each error line as "message: reason", to count how often one repeats.
+  const errors: string[] = [];
   const smtp: SmtpSinkOptions = {};
   const h = await startHarness(name, {
     clients: [site],
     client,
     smtp,
-    logger: { info() {}, warn: (m: string) => warnings.push(m), error() {} },
+    logger: { info() {}, warn: (m: string) => warnings.push(m), error: (m: string, meta?: Record<string, unknown>) => errors.push(`${m}: ${String(meta?.reason ?? '')}`) },
     plugin: { redisTimeoutMs: FAULT_BOUND, letters: { backoffMs: 100 }, notify: UNLIMITED },
   });
-  return { h, warnings, smtp };
+  return { h, warnings, errors, smtp };
 }
 
 /**
