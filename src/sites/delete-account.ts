@@ -81,37 +81,44 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
     return new Map(subs);
   }
 
-  /** oidc-provider's records of the person (every session, also past the session list's cap; grants; tokens; interactions). */
-  async function providerRecordsOf(accountId: string): Promise<string[]> {
-    const found: string[] = [];
+  /**
+   * One pass over the keyspace: the person's own keys, and oidc-provider's
+   * records that name them (every session, also past the session list's
+   * cap; grants; tokens; interactions), whose payloads are read in batches
+   * of 200 sent together, not one round trip per key.
+   */
+  async function walk(accountId: string): Promise<{ personKeys: string[]; records: string[] }> {
+    const personKeys: string[] = [];
+    const records: string[] = [];
+    const own = `${prefix}account:{${accountId}}`;
     const check = async (keys: string[]) => {
       const payloads = await Promise.all(keys.map((key) => store.hmget(key, ['p']).then(([p]) => p, () => null)));
       keys.forEach((key, i) => {
         try {
-          if (payloads[i] && namesAccount(JSON.parse(payloads[i]!), accountId)) found.push(key);
+          if (payloads[i] && namesAccount(JSON.parse(payloads[i]!), accountId)) records.push(key);
         } catch {
           // Not a record of ours.
         }
       });
     };
-    // Read in batches of 200 (sent together), not one round trip per key.
     let batch: string[] = [];
     for await (const key of store.scan('*')) {
-      if (!MODEL_RECORD.test(key.slice(prefix.length))) continue;
-      batch.push(key);
+      if (key.startsWith(own)) personKeys.push(key);
+      else if (MODEL_RECORD.test(key.slice(prefix.length))) batch.push(key);
       if (batch.length === 200) {
         await check(batch);
         batch = [];
       }
     }
     await check(batch);
-    return found;
+    return { personKeys, records };
   }
 
   return async function deleteAccount(accountId: string): Promise<DeleteAccountResult> {
     if (typeof accountId !== 'string' || accountId === '') throw new TypeError('oidc-signout-notify: deleteAccount(accountId) needs the account id');
-    const personKeys: string[] = [];
-    for await (const key of store.scan(personGlob(accountId))) personKeys.push(key);
+    // Found before anything ends; deleted after (step 3). What a racing sign-in writes meanwhile is dead
+    // by the "ended" marks of step 2, and a second call erases it.
+    const { personKeys, records } = await walk(accountId);
     const clientIds = await sitesOf(accountId, personKeys);
     const subjects = await subjectsOf(accountId, clientIds);
 
@@ -123,7 +130,6 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
     await adapter.endAccountGrants(accountId);
     await sessions.endAll(accountId);
     // 3. oidc-provider's records that name the person (sessions past the list's cap, grants, tokens, interactions).
-    const records = await providerRecordsOf(accountId);
     await store.del(records);
     // 4. The site subject maps and the organizations' removal records.
     for (const [clientId, sub] of subjects) {
@@ -139,7 +145,8 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
       + (await deps.ssfQueue.dropAccount(accountId, [...subjects.values()]));
     // The index of people with sessions due to expire names the person as a member, outside their keys.
     await store.run(commands.zrem(), [expiryKeys(store.prefix).people], [accountId]);
-    // 6. Every key of the person, the Connected sites list last (a second call finds the sites again).
+    // 6. Every key of the person, the steps' own writes included (a second, narrower pass), the Connected
+    //    sites list last (a second call finds the sites again).
     const left: string[] = [];
     for await (const key of store.scan(personGlob(accountId))) left.push(key);
     const sitesKey = sites.keys.sites(accountId);
