@@ -7,10 +7,10 @@
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 
-import { documentedFetch } from '../helpers/openapi.ts';
 import { Agent } from '../helpers/agent.ts';
 import { discover, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
+import { receiverToken, ssfCall } from '../helpers/ssf-receiver.ts';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
 const receiverSite = (id: string, scope = 'openid email ssf.manage ssf.read') => siteClient(id, { grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope });
@@ -29,16 +29,8 @@ describe('Shared Signals stream control: the refusals, exactly', () => {
     return h;
   });
 
-  const token = async (config: oidc.Configuration, scope: string) => (await oidc.clientCredentialsGrant(config, { scope })).access_token;
-  const call = async (method: string, path: string, bearer: string | undefined, body?: unknown) => {
-    const res = await documentedFetch(`${h.issuer}${path}`, {
-      method,
-      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) as unknown : undefined, headers: res.headers };
-  };
+  const token = receiverToken;
+  const call = (method: string, path: string, bearer: string | undefined, body?: unknown) => ssfCall(h.issuer, method, path, bearer, body);
 
   before(async () => {
     const push = await call('POST', '/ssf/stream', await token(pushSite, 'ssf.manage'), { delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: 'https://receiver.example/ssf' } });

@@ -11,11 +11,10 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 
 import { Agent, forms } from '../helpers/agent.ts';
-import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { lossOfAccessCalls } from '../helpers/loss-of-access.ts';
 import { setUp } from '../helpers/set-up.ts';
-import { startSsfReceiver, verifySet, type SsfMetadata, type SsfReceiver } from '../helpers/ssf-receiver.ts';
+import { receiverToken, ssfCall, startSsfReceiver, verifySet, type SsfMetadata, type SsfReceiver } from '../helpers/ssf-receiver.ts';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
 const SSF = 'https://schemas.openid.net/secevent/ssf/event-type';
@@ -64,16 +63,8 @@ for (const embedded of [false, true]) describe(`Shared Signals transmitter (${em
     await agent.follow(await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' }));
   };
 
-  const token = async (config: oidc.Configuration, scope: string) => (await oidc.clientCredentialsGrant(config, { scope })).access_token;
-  const call = async (method: string, path: string, bearer: string | undefined, body?: unknown) => {
-    const res = await documentedFetch(`${h.issuer}${path}`, {
-      method,
-      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) as Record<string, unknown> : undefined, headers: res.headers };
-  };
+  const token = receiverToken;
+  const call = (method: string, path: string, bearer: string | undefined, body?: unknown) => ssfCall(h.issuer, method, path, bearer, body);
 
   it('publishes its metadata at /.well-known/ssf-configuration', async () => {
     const res = await call('GET', '/.well-known/ssf-configuration', undefined);

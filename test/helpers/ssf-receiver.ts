@@ -3,12 +3,17 @@
  * endpoint on 127.0.0.1 (RFC 8935: 202 for each SET) that keeps every
  * request, and the checks every SET must pass (RFC 8417, SSF 1.0, the CAEP
  * interoperability profile) against the provider's JWKS from discovery.
+ * Also the receiver's token (client credentials) and its calls to the
+ * transmitter, each answer checked against the OpenAPI document.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { expect } from 'chai';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import * as oidc from 'openid-client';
+
+import { documentedFetch } from './openapi.ts';
 
 export interface PushedSet {
   set: string;
@@ -75,4 +80,20 @@ export async function verifySet(set: string, metadata: SsfMetadata, audience: st
   expect(Object.keys(events)).to.have.length(1);
   const [type, event] = Object.entries(events)[0]!;
   return { payload: payload as JWTPayload & Record<string, unknown>, type, event };
+}
+
+/** A receiver's token: client credentials with the Shared Signals scope asked for. */
+export async function receiverToken(config: oidc.Configuration, scope: string): Promise<string> {
+  return (await oidc.clientCredentialsGrant(config, { scope })).access_token;
+}
+
+/** A call to the transmitter as a receiver makes it, the answer checked against the OpenAPI document. */
+export async function ssfCall(issuer: string, method: string, path: string, bearer: string | undefined, body?: unknown): Promise<{ status: number; body: Record<string, unknown> | undefined; headers: Headers }> {
+  const res = await documentedFetch(`${issuer}${path}`, {
+    method,
+    headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) as Record<string, unknown> : undefined, headers: res.headers };
 }
