@@ -4,8 +4,9 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import type { ConsolePerson, ConsoleSection, Logger, Preferences, RecentSignInRequest, SignoutNotify } from '../../src/index.ts';
-import { createCsrf, crossOrigin, htmlErrors, negotiateLocale, readForm, sameOrigin, sendPage, signedInAccount, t, type Locale } from '../../src/pages.ts';
+import { createCsrf, crossOrigin, htmlErrors, negotiateLocale, readForm, sameOrigin, sendPage, t } from '../../src/pages.ts';
 import type { Accounts } from './accounts.ts';
+import { consolePerson } from './console-person.ts';
 import { accountDeletedPage, accountSection, deleteAccountPage } from './views/console/account.ts';
 
 export interface AccountRoutesDeps {
@@ -40,13 +41,11 @@ export function accountRoutes(deps: AccountRoutesDeps) {
     return [{ id: 'account', title: t(person.locale, 'console.account.title'), html: String(accountSection(person.locale)) }];
   }
 
-  async function person(ctx: Context): Promise<{ accountId: string; locale: Locale } | undefined> {
-    const accountId = await signedInAccount(provider, ctx);
-    const account = accountId ? await accounts.get(accountId) : undefined;
-    if (!account) return undefined;
-    const preferred = (await deps.preferences.locale(account.accountId)) ?? account.locale;
-    return { accountId: account.accountId, locale: negotiateLocale({ preferred, acceptLanguage: ctx.get('accept-language') }) };
-  }
+  const signedIn = consolePerson(provider, accounts, deps.preferences);
+  const person = async (ctx: Context) => {
+    const who = await signedIn(ctx);
+    return who && { accountId: who.account.accountId, locale: who.locale };
+  };
 
   const router = new Router();
   router.use(htmlErrors(deps.serviceName, () => provider.issuer));

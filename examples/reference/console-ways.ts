@@ -4,8 +4,9 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import type { ConsolePerson, ConsoleSection, Logger, Preferences, RecentSignInRequest, SignoutNotify } from '../../src/index.ts';
-import { createCsrf, crossOrigin, htmlErrors, negotiateLocale, PluginError, readForm, sameOrigin, sendPage, signedInAccount, t, type Locale } from '../../src/pages.ts';
+import { createCsrf, crossOrigin, htmlErrors, PluginError, readForm, sameOrigin, sendPage, t, type Locale } from '../../src/pages.ts';
 import { accountLabel, type Account, type Accounts } from './accounts.ts';
+import { consolePerson, type ConsoleRequestPerson } from './console-person.ts';
 import type { IpLimits } from './ip-limits.ts';
 import { jsonOptions, nameSchema, shown } from './passkey-routes.ts';
 import { MAX_PASSKEYS, type Passkey } from './passkeys.ts';
@@ -100,15 +101,8 @@ export function consoleWays(deps: ConsoleWaysDeps) {
   const router = new Router();
   router.use(htmlErrors(deps.serviceName, () => provider.issuer));
 
-  interface Person { account: Account; locale: Locale }
-
-  async function person(ctx: Context): Promise<Person | undefined> {
-    const accountId = await signedInAccount(provider, ctx);
-    const account = accountId ? await accounts.get(accountId) : undefined;
-    if (!account) return undefined;
-    const preferred = (await deps.preferences.locale(account.accountId)) ?? account.locale;
-    return { account, locale: negotiateLocale({ preferred, acceptLanguage: ctx.get('accept-language') }) };
-  }
+  type Person = ConsoleRequestPerson;
+  const person = consolePerson(provider, accounts, deps.preferences);
 
   /** A form of these sections: signed in, same origin, this person's token. */
   async function form(ctx: Context): Promise<Person & { fields: Record<string, string> }> {
