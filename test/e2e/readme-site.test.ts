@@ -55,8 +55,8 @@ describe('the README\'s relying site (openid-client v6), as written, against the
     }
   });
   after(async () => {
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
+    await h?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('discovers with client_secret_basic, signs in with PKCE, notifies (202), introspects, revokes one token, and signs out with the ID token as hint', async () => {

@@ -35,7 +35,7 @@ describe('security notices as the host\'s choice: a kind turned off tells nothin
     h = await startHarness('notices-off', { clients: [site], plugin: { securityNotices: { new_browser: false, passkey_added: false } } });
     config = await discover(h, site);
   });
-  after(async () => h.close());
+  after(async () => h?.close());
 
   it('with new_browser off, a sign-in from a new browser gives no inbox entry and no letter', async () => {
     const email = 'no-new-browser@example.com';
@@ -78,7 +78,7 @@ describe('security notices in the host\'s words: how its people sign in, in each
     h = await startHarness('notices-host-words', { clients: [site], plugin: { securityNotices: { signInCheck: PASSWORD_CHECK } } });
     config = await discover(h, site);
   });
-  after(async () => h.close());
+  after(async () => h?.close());
 
   it('a new browser\'s letter and inbox entry say the host\'s sentence in the person\'s language, never the reference provider\'s emailed codes', async () => {
     for (const locale of LOCALES) {

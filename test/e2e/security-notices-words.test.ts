@@ -43,8 +43,8 @@ for (const embedded of [false, true]) describe(`what people are told: one thing 
     downConfig = await discover(h, downSite());
   });
   after(async () => {
-    await h.close();
-    await down.close();
+    await h?.close();
+    await down?.close();
   });
 
   const inbox = (agent: Agent) => inboxOf(h, agent);
