@@ -11,6 +11,7 @@ import { codeFlowDiscovery } from './provider/code-flow-discovery.ts';
 import { allowedResponseModes } from './provider/configure.ts';
 import { endSessionConfirmPostStep, endSessionPreStep } from './provider/end-session.ts';
 import { missingClientAuthIsInvalidClient } from './provider/missing-client-auth.ts';
+import { warnOfUnsignedMount } from './provider/mounted-cookies.ts';
 import { routeMatcher } from './provider/paths.ts';
 import { newBrowserNotices } from './provider/new-browser.ts';
 import { recordSessions } from './provider/record-session.ts';
@@ -33,6 +34,7 @@ export function attachTo(provider: Provider, parts: Parts, configured: Configura
   // (Koa composes provider.middleware when the server starts).
   const outermost = unavailableAs503(options.serviceName, (event) => emit(UNAVAILABLE_EVENT, event));
   provider.middleware.unshift(outermost as (typeof provider.middleware)[number]);
+  provider.use(warnOfUnsignedMount(provider, logger));
   provider.use(notFoundPages(options.serviceName, () => provider.issuer,
     routeMatcher(provider, ['token', 'introspection', 'revocation', 'userinfo', 'jwks', 'pushed_authorization_request'])));
   provider.use(batchTokenWrites(provider, adapter, theft.pending));

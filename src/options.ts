@@ -2,6 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 
 import type { ConsoleSections, ContactLookup, Logger, MailTransport } from './host.ts';
+import { isLocale } from './i18n/index.ts';
+import { SECURITY_NOTICE_KINDS, type SecurityNoticeKind, type SignInCheck } from './notify/security-notices.ts';
 
 const isRedisClient = (value: unknown): value is Redis | Cluster =>
   typeof value === 'object' && value !== null
@@ -14,6 +16,15 @@ const isTransport = (value: unknown): value is MailTransport =>
 const fn = <T>(message: string) => z.custom<T>((v) => typeof v === 'function', { message });
 
 const seconds = z.number().int().positive();
+
+/** `securityNotices.signInCheck`: a function, or one sentence (1 to 300 characters) per language the service speaks. */
+const isSignInCheck = (value: unknown): value is SignInCheck => typeof value === 'function' || (
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+  && Object.entries(value).every(([locale, sentence]) => isLocale(locale) && typeof sentence === 'string' && sentence.trim().length > 0 && sentence.length <= 300)
+);
+
+/** One switch per security notice kind, each on unless the host turns it off. */
+const noticeSwitches = Object.fromEntries(SECURITY_NOTICE_KINDS.map((kind) => [kind, z.boolean().default(true)])) as Record<SecurityNoticeKind, z.ZodDefault<z.ZodBoolean>>;
 
 export const optionsSchema = z.object({
   /**
@@ -61,7 +72,23 @@ export const optionsSchema = z.object({
   theftNotice: z.object({
     windowSeconds: seconds.max(30 * 24 * 60 * 60).default(24 * 60 * 60),
   }).strict().prefault({}),
-  /** Prefix of every key the plugin writes. No braces: they are Cluster hash tags. */
+  /**
+   * The service's security notices to people (docs/security.md "Security
+   * notices"): each kind on (the default) or off, and how the host's people
+   * sign in, for the letters' "what to check". The theft notice is always on.
+   */
+  securityNotices: z.object({
+    ...noticeSwitches,
+    theft: z.literal(true, { message: 'the theft notice cannot be turned off' }).optional(),
+    /**
+     * What a security letter asks the person to check about how they sign
+     * in, in their language: `{ en: 'Check your password manager.', de: ... }`
+     * or `(locale) => sentence`. Omitted (or none for a language): the letter
+     * names no way of signing in.
+     */
+    signInCheck: z.custom<SignInCheck>(isSignInCheck, { message: 'must be a function locale => sentence, or one sentence (1 to 300 characters) per language: { en?, de?, fr?, ar? }' }).optional(),
+  }).strict().prefault({}),
+  /** Prefix of every key the plugin writes, BullMQ's queues included. No braces: they are Cluster hash tags. */
   keyPrefix: z.string().regex(/^[^{}]*$/, 'must not contain { or }').default('osn:'),
   /** Seconds of clock skew tolerated; also added to every stored record's TTL. */
   clockTolerance: z.number().int().min(0).max(300).default(15),

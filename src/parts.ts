@@ -16,7 +16,7 @@ import { createMailer } from './mail/mailer.ts';
 import { createBackchannelLogout } from './notify/backchannel-logout.ts';
 import { createInbox } from './notify/inbox.ts';
 import { bullmqLogoutQueue, memoryLogoutQueue } from './notify/logout-queue.ts';
-import { createSecurityNotices } from './notify/security-notices.ts';
+import { createSecurityNotices, signInCheckFor } from './notify/security-notices.ts';
 import { bullmqLetterQueue, memoryLetterQueue } from './notify/letters.ts';
 import { letterSender } from './notify/send-letter.ts';
 import { createSenders } from './notify/senders.ts';
@@ -154,7 +154,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
     store, adapter, sites, access, logger, provider, signal, expiry: sessionExpiry,
-    toldEnded: (accountId, browser) => notices.give(accountId, 'sessions_ended', { browser }),
+    toldEnded: (accountId, browser, browserId) => notices.give(accountId, 'sessions_ended', { browser, ref: browserId }),
   });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
   // keys (newest first), so every instance agrees and keys rotate together.
@@ -181,7 +181,10 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const notices = createSecurityNotices({
     store, queue: letters, contacts, logger,
     inbox: { size: options.notify.inboxSize, maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 },
+    enabled: options.securityNotices,
   });
+  // How the host's people sign in, in the security letters' and notices' words.
+  const signInCheck = signInCheckFor(options.securityNotices.signInCheck, logger);
   const theft = createTheft({
     logger,
     emit,
@@ -190,7 +193,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const recentSignIn = recentSignIns(provider, options.console.recentSignInSeconds);
   const sendLetter = letterSender({
     store, sites, orgs: organizations, senders, contacts, mailer, tokens,
-    provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs,
+    provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs, signInCheck,
   });
 
   const ssfOptions = { ...options.letters, keepSeconds: 3600 };
@@ -219,7 +222,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     deleteAccount,
     streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
-    csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store),
+    csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,
   };
 }
 

@@ -48,7 +48,7 @@ export function ownPathMatcher(table: OwnRoute[]): (path: string) => boolean {
  */
 export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]; middleware: Middleware } {
   const { options, sites, senders, inbox, organizations: orgs, access, csrf, preferences, contacts, logger, sessions, store, letters, tokens } = parts;
-  const data = consoleData({ provider, sites, senders, inbox, orgs, contacts, serviceName: options.serviceName });
+  const data = consoleData({ provider, sites, senders, inbox, orgs, contacts, serviceName: options.serviceName, signInCheck: parts.signInCheck });
   const router = new Router();
   router.use(
     consoleRoutes({

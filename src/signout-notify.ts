@@ -141,8 +141,9 @@ export interface SignoutNotify {
    * itself; a host sends the others from its own pages (a passkey added or
    * removed, an account linked or unlinked). The same notice about the same
    * thing (`details.ref`, else what it shows) is told once a day:
-   * `held_back` then. Every part of `details` is shown as text under the
-   * text rules. Throws a TypeError for a kind it does not know.
+   * `held_back` then; a kind the host turned off (option `securityNotices`)
+   * answers `off` and tells nothing. Every part of `details` is shown as
+   * text under the text rules. Throws a TypeError for a kind it does not know.
    */
   securityNotice(accountId: string, kind: SecurityNoticeKind, details?: SecurityNoticeDetails): Promise<SecurityNoticeResult>;
   /**

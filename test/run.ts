@@ -30,6 +30,7 @@ const CLUSTER_SUITE = [
   'test/e2e/sessions.test.ts',
   'test/e2e/last-used.test.ts',
   'test/e2e/theft-notice.test.ts',
+  'test/e2e/security-notices-words.test.ts',
   'test/e2e/refresh-leeway.test.ts',
   'test/e2e/ended-stays-ended.test.ts',
   'test/e2e/ended-sessions-and-sites.test.ts',

@@ -9,7 +9,7 @@ import type { ClientMetadata, Configuration, JWK, KoaContextWithOIDC } from 'oid
 import type { Transporter } from 'nodemailer';
 
 import { createSignoutNotify, type Logger, type Organization as PluginOrganization, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
-import { negotiateLocale, sendErrorPage } from '../../src/pages.ts';
+import { negotiateLocale, sendErrorPage, t } from '../../src/pages.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { accountDeletion } from './delete-account.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -68,7 +68,7 @@ export interface ReferenceSettings {
   /** A service session's lifetime (seconds; default REFERENCE_TTL.Session, 14 days): short in tests of its expiry. */
   sessionTtlSeconds?: number;
   /** More plugin options (notify limits, letter queue, ...), passed through. */
-  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice' | 'sessionExpiry'>>;
+  plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice' | 'sessionExpiry' | 'securityNotices'>>;
 }
 
 export interface ReferenceProvider {
@@ -143,6 +143,8 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     logger: settings.logger,
     allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
     ...settings.plugin,
+    // People sign in here with a code sent to their address (or a passkey, or a linked account): the letters say what to check.
+    securityNotices: { signInCheck: (locale) => t(locale, 'login.check_email'), ...settings.plugin?.securityNotices },
   });
   const accounts = createAccounts(plugin.store);
   const { logger } = plugin;

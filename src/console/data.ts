@@ -20,6 +20,8 @@ export interface ConsoleDataDeps {
   orgs: Organizations;
   contacts: ContactLookup;
   serviceName: string;
+  /** The host's sentence on how its people sign in, per language (the security notices' "what to check"). */
+  signInCheck: (locale: Locale) => string | undefined;
 }
 
 /**
@@ -96,15 +98,15 @@ export function consoleData(deps: ConsoleDataDeps) {
         const site = names.get(item.clientId)!;
         const common = { id: item.id, clientId: item.clientId, url: item.url, receivedAt: item.receivedAt, read: item.read };
         if (item.notice && item.notice !== 'theft') {
-          const text = securityNoticeText({ locale: reader, serviceName: deps.serviceName, kind: item.notice, details: item.details ?? {}, at: item.receivedAt });
+          const text = securityNoticeText({ locale: reader, serviceName: deps.serviceName, kind: item.notice, details: item.details ?? {}, at: item.receivedAt, signInCheck: deps.signInCheck(reader) });
           return {
             ...common, from: 'service' as const, notice: item.notice, siteName: deps.serviceName, logoUri: null, category: 'security' as const,
-            title: text.title, body: [text.what, '', text.ifYou, text.notYou].join('\n'),
+            title: text.title, body: [text.what, '', ...text.then].join('\n'),
           };
         }
         if (item.notice === 'theft') {
           // From the service itself, about the site.
-          const text = theftNoticeText({ locale: reader, serviceName: deps.serviceName, siteName: site.name, at: item.receivedAt });
+          const text = theftNoticeText({ locale: reader, serviceName: deps.serviceName, siteName: site.name, at: item.receivedAt, signInCheck: deps.signInCheck(reader) });
           return {
             ...common, from: 'service' as const, notice: 'theft', siteName: deps.serviceName, logoUri: null, category: 'security' as const,
             title: text.title, body: [text.what, text.done, '', text.check, ...text.checks.map((line) => `• ${line}`), '', text.fine].join('\n'),

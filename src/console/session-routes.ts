@@ -6,6 +6,7 @@ import type { Csrf } from '../http/csrf.ts';
 import { htmlErrors } from '../http/error-page.ts';
 import { sendPage } from '../http/page.ts';
 import type { ContactLookup, Logger } from '../host.ts';
+import { knownBrowser } from '../provider/new-browser.ts';
 import type { Sessions } from '../sessions/sessions.ts';
 import { endSessionsConfirmPage, sessionsPage, type SessionView } from '../../views/console/sessions.ts';
 import { consoleApiGuards, iso, notFound, type ApiState } from './api.ts';
@@ -45,7 +46,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Router[] {
    * many there are; returns how many of the listed ones ended.
    */
   async function endMany(ctx: Context, accountId: string, includingThis: boolean): Promise<number> {
-    return sessions.endAll(accountId, includingThis ? undefined : await currentUid(ctx), ctx.get('user-agent'));
+    return sessions.endAll(accountId, includingThis ? undefined : await currentUid(ctx), { userAgent: ctx.get('user-agent'), browserId: knownBrowser(provider, ctx) });
   }
 
   /* ---------- Pages ---------- */

@@ -33,8 +33,12 @@ export interface InboxEntry {
    * `title` and `body` are empty then and `category` is `security`.
    */
   notice?: string;
-  /** What the notice names (a browser, a passkey's or a provider's name): text, under the text rules when shown. */
-  details?: { browser?: string | undefined; name?: string | undefined };
+  /**
+   * What the notice names (a browser, a passkey's or a provider's name):
+   * text, under the text rules when shown. A summary of new browsers also
+   * counts them (`count`; `until` and `last` are ms since the epoch).
+   */
+  details?: { browser?: string | undefined; name?: string | undefined; count?: number; until?: number; last?: number };
 }
 
 /** One message as the console shows it. */

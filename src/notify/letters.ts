@@ -42,7 +42,8 @@ export interface SecurityLetterJob {
   accountId: string;
   /** Which notice (a SecurityNoticeKind). */
   notice: string;
-  details: { browser?: string | undefined; name?: string | undefined };
+  /** What it names; a summary of new browsers also counts them (`count`) and says until when (`until`, ms). */
+  details: { browser?: string | undefined; name?: string | undefined; count?: number; until?: number; last?: number };
   /** When it happened (ms since the epoch). */
   at: number;
 }

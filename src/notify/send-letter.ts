@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type Provider from 'oidc-provider';
 
-import { negotiateLocale } from '../i18n/index.ts';
+import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { ContactLookup, Logger } from '../host.ts';
 import type { Organizations } from '../orgs/organizations.ts';
@@ -31,6 +31,8 @@ export interface SendLetterDeps {
   logger: Logger;
   /** How long a worker holds a letter while sending it: as long as the queue's lock, so both free the letter together when a worker dies. */
   holdMs: number;
+  /** The host's sentence on how its people sign in, per language (security letters' "what to check"). */
+  signInCheck: (locale: Locale) => string | undefined;
 }
 
 /** How long the "sent" marker stays: longer than any retry or re-queue of the same notification. */
@@ -131,8 +133,10 @@ export function letterSender(deps: SendLetterDeps) {
     if (!contact?.email) return 'skipped:no_email';
     const provider = attached();
     const client = await provider.Client.find(job.clientId).catch(() => undefined);
+    const locale = negotiateLocale({ preferred: contact.locale });
     const letter = theftLetter({
-      locale: negotiateLocale({ preferred: contact.locale }),
+      locale,
+      signInCheck: deps.signInCheck(locale),
       serviceName: deps.serviceName,
       siteName: client?.clientName ?? job.clientId,
       at: job.at,
@@ -166,8 +170,10 @@ export function letterSender(deps: SendLetterDeps) {
     const contact = await deps.contacts(job.accountId);
     if (!contact?.email) return 'skipped:no_email';
     const provider = attached();
+    const locale = negotiateLocale({ preferred: contact.locale });
     const letter = securityLetter({
-      locale: negotiateLocale({ preferred: contact.locale }),
+      locale,
+      signInCheck: deps.signInCheck(locale),
       serviceName: deps.serviceName,
       kind: job.notice,
       details: job.details,

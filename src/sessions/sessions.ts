@@ -6,6 +6,7 @@ import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import type { Logger } from '../host.ts';
 import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
+import { randomId } from '../random-pool.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { describeDevice, type Device } from './device.ts';
@@ -45,8 +46,12 @@ interface SessionRecord {
 }
 
 export interface SessionsDeps {
-  /** Tells the person their other sessions ended (a security notice; the plugin's). */
-  toldEnded?: (accountId: string, browser: string | undefined) => Promise<unknown>;
+  /**
+   * Tells the person their other sessions ended (a security notice; the
+   * plugin's): from which browser, described, and that browser's id, which
+   * holds back a repeat from the same browser within the day.
+   */
+  toldEnded?: (accountId: string, browser: string | undefined, browserId: string) => Promise<unknown>;
   store: Store;
   adapter: StoreAdapter;
   sites: ConnectedSites;
@@ -118,9 +123,11 @@ export function createSessions(deps: SessionsDeps) {
      * shown is capped; the ending is not: a mark ends every session signed
      * in up to now, and the tokens bound to them), but the one named `keep`.
      * Each site the ended sessions signed in to gets back-channel logout.
-     * Returns how many of the sessions the console listed ended.
+     * Returns how many of the sessions the console listed ended. `from`: the
+     * person's own "sign out everywhere", from that browser (its User-Agent,
+     * and its id when its cookie is the plugin's, signed).
      */
-    async endAll(accountId: string, keep?: string, fromUserAgent?: string): Promise<number> {
+    async endAll(accountId: string, keep?: string, from?: { userAgent: string; browserId?: string | undefined }): Promise<number> {
       const listed = Object.keys(await deps.store.hgetall(keys.sessions(accountId))).filter((uid) => uid !== keep);
       const kept = keep ? await find(accountId, keep) : undefined;
       await deps.adapter.endAccountSessions(accountId, kept?.uid ?? '');
@@ -138,14 +145,15 @@ export function createSessions(deps: SessionsDeps) {
         await deps.access.backchannelLogout(accountId, clientId, sids, `sessions:${sids.toSorted().join(',')}`);
       }));
       // The person's "sign out everywhere" (from a browser), or the service's endAccountAccess.
-      const byPerson = fromUserAgent !== undefined;
+      const byPerson = from !== undefined;
       if (told.length > 0) {
         await deps.signal?.({ kind: 'session_revoked', accountId, clientIds: told, reason: byPerson ? 'sign_out_everywhere' : 'service', fields: { initiating_entity: byPerson ? 'user' : 'admin' } });
       }
       deps.logger.info(keep ? 'the person\'s other service sessions ended' : 'every service session of the person ended', { listed: listed.length });
-      if (fromUserAgent !== undefined) {
-        const { browser, os } = describeDevice(fromUserAgent);
-        await deps.toldEnded?.(accountId, [browser, os].filter(Boolean).join(', ') || undefined);
+      if (from) {
+        const { browser, os } = describeDevice(from.userAgent);
+        // A browser without the plugin's signed id is told every time: it cannot hold back another's.
+        await deps.toldEnded?.(accountId, [browser, os].filter(Boolean).join(', ') || undefined, from.browserId ?? randomId());
       }
       return listed.length;
     },

@@ -64,6 +64,8 @@ describe('theft notice: the person is told when a refresh token is reused', () =
     expect(letter.headers.get('auto-submitted')).to.equal('auto-generated');
     expect(letter.headers.has('list-unsubscribe')).to.equal(false);
     expect(letter.text).to.include(t('de', 'theft.done', { siteName: SITE }));
+    // What to check ends with the reference provider's sentence on how its people sign in.
+    expect(letter.text).to.include(`- ${t('de', 'login.check_email')}`);
     expect(letter.text).to.include(`${h.issuer}/console/sessions`);
     // No token in the letter.
     for (const value of [tokens.refresh_token!, second.refresh_token!, tokens.access_token]) expect(letter.text).to.not.include(value);

@@ -84,15 +84,16 @@ export function lockedVersion(name: string): string {
 }
 
 /**
- * The code block the README marks with `<!-- host-file: <name> ... -->`: the
- * fenced block right after the marker, exactly as a reader copies it.
+ * The code block the README marks with `<!-- host-file: <name> ... -->` (a
+ * host's file; `site-file` for a relying site's): the fenced block right
+ * after the marker, exactly as a reader copies it.
  */
-export function readmeBlock(name: string): string {
+export function readmeBlock(name: string, marker: 'host-file' | 'site-file' = 'host-file'): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const marker = readme.indexOf(`<!-- host-file: ${name}`);
-  if (marker < 0) throw new Error(`README.md has no block marked host-file: ${name}`);
-  const block = /```[a-z]*\n([\s\S]*?)```/.exec(readme.slice(marker));
-  if (!block) throw new Error(`README.md: no code block after the host-file: ${name} marker`);
+  const at = readme.indexOf(`<!-- ${marker}: ${name}`);
+  if (at < 0) throw new Error(`README.md has no block marked ${marker}: ${name}`);
+  const block = /```[a-z]*\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (!block) throw new Error(`README.md: no code block after the ${marker}: ${name} marker`);
   return block[1]!;
 }
 
@@ -112,7 +113,8 @@ export interface HostApp {
 /**
  * Packs this repository (prepack builds it), then installs the tarball into
  * a new app as a host would: `npm install <tarball> oidc-provider ioredis`,
- * plus TypeScript and the types a TypeScript host has, and Node 24.
+ * plus Koa and koa-mount (the README's app.js mounts the provider), TypeScript
+ * and the types a TypeScript host has, and Node 24.
  */
 export async function createHostApp(): Promise<HostApp> {
   const base = mkdtempSync(join(tmpdir(), 'osn-consumer-'));
@@ -128,6 +130,8 @@ export async function createHostApp(): Promise<HostApp> {
     tarball,
     `oidc-provider@${lockedVersion('oidc-provider')}`,
     `ioredis@${lockedVersion('ioredis')}`,
+    `koa@${lockedVersion('koa')}`,
+    `koa-mount@${lockedVersion('koa-mount')}`,
     `typescript@${lockedVersion('typescript')}`,
     `@types/node@${lockedVersion('@types/node')}`,
     `@types/oidc-provider@${lockedVersion('@types/oidc-provider')}`,
@@ -139,6 +143,7 @@ export async function createHostApp(): Promise<HostApp> {
   // The JavaScript host: the README's snippets as files, beside the host's own.
   writeFileSync(join(dir, 'provider.js'), readmeBlock('provider.js'));
   writeFileSync(join(dir, 'letter-worker.js'), readmeBlock('letter-worker.js'));
+  writeFileSync(join(dir, 'app.js'), readmeBlock('app.js'));
   cpSync(join(ROOT, 'test/package/host'), dir, { recursive: true });
   // The TypeScript host: the same snippets as .ts files, with typed parts of its own.
   const tsDir = join(dir, 'ts');

@@ -21,6 +21,7 @@ import { anyInExports } from './no-any.ts';
 import { checkTarball } from './tarball.ts';
 import { emptyDatabase } from './host-calls.ts';
 import { javaScriptHostSuites, letterWorkerSuite, type Installed } from './host-suites.ts';
+import { koaHostSuite } from './koa-host.ts';
 
 
 describe('the package from its tarball, in a host app (npm pack, npm install, README snippets)', function () {
@@ -75,6 +76,8 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
   javaScriptHostSuites(installed, runtimes);
 
   letterWorkerSuite(installed);
+
+  koaHostSuite(installed);
 
   it('lets no `any` reach a host through the types of any entry point', () => {
     const packageDir = join(installed.app.dir, 'node_modules/oidc-signout-notify');

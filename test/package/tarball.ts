@@ -1,8 +1,9 @@
 /**
  * What the tarball may hold and must hold. Allowed: package.json, README.md,
- * LICENSE, CHANGELOG.md, the build (dist/: JavaScript, declarations,
- * declaration maps, Lua, the OpenAPI document) and the TypeScript sources
- * the declaration maps point at. Required: every file the build loads at run time.
+ * LICENSE, CHANGELOG.md, the docs the README links to (docs/*.md), the
+ * build (dist/: JavaScript, declarations, declaration maps, Lua, the OpenAPI
+ * document) and the TypeScript sources the declaration maps point at.
+ * Required: every file the build loads at run time, and every doc.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
@@ -14,6 +15,7 @@ const ALLOWED = [
   /^README\.md$/,
   /^LICENSE$/,
   /^CHANGELOG\.md$/,
+  /^docs\/[\w.-]+\.md$/,
   /^dist\/(src|adapters|views)\/[\w/.-]+\.(js|d\.ts|d\.ts\.map)$/,
   /^dist\/src\/store\/lua\/[\w/-]+\.lua$/,
   /^dist\/openapi\.json$/,
@@ -40,6 +42,7 @@ export function checkTarball(pack: PackResult, installed: string): string[] {
   }
   const need = (file: string, why: string) => { if (!files.has(file)) problems.push(`missing ${file} (${why})`); };
   for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) need(file, 'the package');
+  for (const doc of filesUnder('docs')) need(doc, 'linked from the README');
 
   // Each source module compiled, with its declarations and map, and shipped for the map.
   for (const dir of SOURCE_DIRS) {

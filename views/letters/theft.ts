@@ -15,6 +15,8 @@ export interface TheftNoticeInput {
   at: number;
   /** The person's list of where they are signed in. */
   sessionsUrl: string;
+  /** The host's sentence on how its people sign in, in `locale` (option securityNotices.signInCheck): the last thing to check. */
+  signInCheck?: string | undefined;
 }
 
 /** The notice's sentences in the reader's language: for the letter and the inbox entry alike. */
@@ -30,7 +32,7 @@ export function theftNoticeText(input: Omit<TheftNoticeInput, 'sessionsUrl'>) {
     checks: [
       t(locale, 'theft.check_devices', { serviceName }),
       t(locale, 'theft.check_site', { siteName }),
-      t(locale, 'theft.check_email'),
+      ...(input.signInCheck ? [input.signInCheck] : []),
     ],
     fine: t(locale, 'theft.fine'),
     link: t(locale, 'theft.devices_link'),

@@ -114,6 +114,41 @@ export const securityNotice = script('security_notice', (kv, [limit, order, entr
   return 1;
 });
 
+type NoticeEntry = { receivedAt: number; details?: Record<string, unknown> };
+
+export const newBrowserNotice = script('new_browser_notice', (kv, [limit, browsers, order, entries, unread], [windowMs, id, entry, now, keep, maxAge, each, endsAt]) => {
+  if (kv.exists(limit!)) return ['held_back'];
+  kv.set(limit!, id!, Number(windowMs));
+  const n = kv.hincrby(browsers!, 'n', 1);
+  if (n === 1) {
+    kv.hset(browsers!, { until: endsAt! });
+    kv.pexpire(browsers!, Number(windowMs));
+  }
+  if (n <= Number(each)) {
+    inboxAdd(kv, order!, entries!, unread!, id!, entry!, now!, keep!, maxAge!);
+    return ['given'];
+  }
+  const until = kv.hget(browsers!, 'until')!;
+  if (n === Number(each) + 1) {
+    const first = JSON.parse(entry!) as NoticeEntry;
+    first.details = { ...first.details, count: 1, until: Number(until) };
+    inboxAdd(kv, order!, entries!, unread!, id!, JSON.stringify(first), now!, keep!, maxAge!);
+    kv.hset(browsers!, { summary: id! });
+    return ['summary', until];
+  }
+  const summary = kv.hget(browsers!, 'summary');
+  const stored = summary === null ? null : kv.hget(entries!, summary);
+  if (summary !== null && stored !== null) {
+    const told = JSON.parse(stored) as NoticeEntry;
+    const latest = JSON.parse(entry!) as NoticeEntry;
+    told.details = { ...told.details, count: n - Number(each), browser: latest.details?.browser, last: latest.receivedAt };
+    kv.hset(entries!, { [summary]: JSON.stringify(told) });
+    const score = kv.zscore(order!, summary);
+    if (score !== null) kv.zadd(unread!, score, summary);
+  }
+  return ['coalesced'];
+});
+
 /** Redis' score formatting, so cursors compare equal in both stores. */
 const scoreString = (score: number) => String(score);
 

@@ -9,6 +9,7 @@ import {
   type BlockResult,
   type ConnectedSite,
   type RemoveMemberResult,
+  type SecurityNoticeResult,
   type ReplayEvent,
   type SignoutNotify,
   type SignoutNotifyEvents,
@@ -39,17 +40,25 @@ const missingContacts: SignoutNotifyOptions = { keyPrefix: 'idp:' };
 const unknownOption: SignoutNotifyOptions = { contacts: () => undefined, colour: 'blue' };
 // @ts-expect-error attempts is a number
 const badAttempts: SignoutNotifyOptions = { contacts: () => undefined, letters: { attempts: 'many' } };
+// Security notices: each kind on or off, the host's words per language, as a table or a function of the language.
+const notices: SignoutNotifyOptions = { contacts: () => undefined, securityNotices: { new_browser: false, signInCheck: (locale) => (locale === 'de' ? 'Prüfen Sie Ihr Passwort.' : undefined) } };
+const noticeWords: SignoutNotifyOptions = { contacts: () => undefined, securityNotices: { signInCheck: { en: 'Check your password.', fr: 'Vérifiez votre mot de passe.' } } };
+// @ts-expect-error a language the service does not speak
+const noticeWordsEs: SignoutNotifyOptions = { contacts: () => undefined, securityNotices: { signInCheck: { es: 'Revise su contraseña.' } } };
 
 export async function usePlugin(accountId: string, clientId: string): Promise<void> {
   const blocked: BlockResult = await typed.blockSite(accountId, clientId);
   const unblocked: UnblockResult = await typed.unblockSite(accountId, clientId);
   const removed: RemoveMemberResult = await typed.removeMember('org-1', accountId);
   const sites: ConnectedSite[] = await typed.connectedSites(accountId);
+  const told: SecurityNoticeResult = await typed.securityNotice(accountId, 'passkey_added', { name: 'Work key', ref: 'credential-1' });
+  // @ts-expect-error the theft notice is the plugin's own
+  await typed.securityNotice(accountId, 'theft');
   // @ts-expect-error blockSite answers a string union, not a boolean
   const wrong: boolean = await typed.blockSite(accountId, clientId);
   // @ts-expect-error lastSignInAt is a time in milliseconds, not a string
   const when: string = sites[0]!.lastSignInAt;
-  console.log(blocked, unblocked, removed, sites, wrong, when);
+  console.log(blocked, unblocked, removed, sites, wrong, when, told);
 }
 
 const stop: () => void = plugin.on(REPLAY_EVENT, (event) => {
@@ -72,4 +81,4 @@ await worker.stop();
 const viaRedis = new Provider('https://id.example', { adapter: redisAdapter(redis, { keyPrefix: 'idp:' }).factory });
 const inMemory = new Provider('https://id.example', { adapter: memoryAdapter().factory });
 const other = createSignoutNotify(options);
-console.log(viaRedis.issuer, inMemory.issuer, other.options.keyPrefix, missingContacts, unknownOption, badAttempts, withTransport, badTransport);
+console.log(viaRedis.issuer, inMemory.issuer, other.options.keyPrefix, missingContacts, unknownOption, badAttempts, withTransport, badTransport, notices, noticeWords, noticeWordsEs);

@@ -27,3 +27,7 @@ export const findAccount: FindAccount = async (_ctx, id) => {
 };
 
 export const interactions: Configuration['interactions'] = { url: (_ctx, interaction) => `/interaction/${interaction.uid}` };
+
+export const features: Configuration['features'] = { claimsParameter: { enabled: true } };
+export const claims: Configuration['claims'] = { email: ['email', 'email_verified'] };
+export const ttl: Configuration['ttl'] = { AccessToken: 600 };

@@ -35,6 +35,11 @@ export async function findAccount(ctx, id) {
 
 export const interactions = { url: (ctx, interaction) => `/interaction/${interaction.uid}` };
 
+// The host's own oidc-provider settings, which configure() keeps.
+export const features = { claimsParameter: { enabled: true } };
+export const claims = { email: ['email', 'email_verified'] };
+export const ttl = { AccessToken: 600 };
+
 const SERVICE_NAME = 'Host Sign-in';
 /** Wrong names one sign-in may try before it is refused for a while. */
 const WRONG_NAMES = { limit: 2, windowMs: 10 * 60_000 };
@@ -59,13 +64,14 @@ ${errorMessage('login-error', error)}
  * The host's sign-in: a name, no password (it is a test host); consent
  * granted as asked. Its page and form are built with oidc-signout-notify/pages
  * (CSRF token, a form read with a size limit, the service's error pages);
- * wrong names are counted per sign-in in the plugin's store
- * (oidc-signout-notify/store).
+ * with the plugin's store, wrong names are counted per sign-in in it
+ * (oidc-signout-notify/store). A Koa middleware: on the provider
+ * (mountInteractions) or on the host's app ahead of the mount (the README's app.js).
  */
-export function mountInteractions(provider, store) {
+export function interactionRoutes(provider, store) {
   const csrf = createCsrf(() => process.env.HOST_COOKIE_KEY);
   const errorPages = htmlErrors(SERVICE_NAME, () => provider.issuer);
-  provider.use(async (ctx, next) => {
+  return async (ctx, next) => {
     const match = /^\/interaction\/([\w-]+)(\/login)?$/.exec(ctx.path);
     if (!match) return next();
     return errorPages(ctx, async () => {
@@ -78,7 +84,7 @@ export function mountInteractions(provider, store) {
         csrf.verify('login', details.uid, form.csrf);
         const login = form.login ?? '';
         if (!people.has(login)) {
-          const [allowed, value] = await store.run(rateLimit(), [`${store.prefix}host:wrong-names:{${details.uid}}`], [WRONG_NAMES.limit, WRONG_NAMES.windowMs]);
+          const [allowed, value] = !store ? [1, 0] : await store.run(rateLimit(), [`${store.prefix}host:wrong-names:{${details.uid}}`], [WRONG_NAMES.limit, WRONG_NAMES.windowMs]);
           if (allowed !== 1) {
             ctx.set('Retry-After', String(Math.ceil(value / 1000)));
             throw new PluginError('rate_limited', 'too many wrong names for this sign-in');
@@ -110,7 +116,12 @@ export function mountInteractions(provider, store) {
       }
       throw new PluginError('invalid_request', `prompt ${details.prompt.name} is not handled by this host`);
     });
-  });
+  };
+}
+
+/** The host's sign-in on the provider itself (it serves itself: server.js). */
+export function mountInteractions(provider, store) {
+  provider.use(interactionRoutes(provider, store));
 }
 
 const digest = (value) => createHash('sha256').update(value).digest();
