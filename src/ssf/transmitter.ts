@@ -7,6 +7,8 @@ import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { EVENT_TYPES, eventTypeOf } from './event-types.ts';
 import type { SsfQueue, SsfJob } from './set-queue.ts';
+import { OutboundRefused } from './outbound-guard.ts';
+import { createPusher } from './push.ts';
 import { setClaims, type Signal } from './signal.ts';
 import { PUSH, type Stream, type Streams } from './streams.ts';
 
@@ -23,8 +25,8 @@ export interface TransmitterDeps {
   subject: (accountId: string, clientId: string) => Promise<string | undefined>;
   sign: (claims: Record<string, unknown>) => Promise<string>;
   limits: { heldMax: number; heldTtlMs: number; pollMax: number; pollTtlMs: number; pushTimeoutMs: number };
-  /** Sends a push; Node's fetch unless the host's is given (tests, proxies). */
-  fetch?: typeof globalThis.fetch;
+  /** Hosts a push may reach over http or on a private address (the plugin's allowPrivateFetchHosts). */
+  allowPrivateFetchHosts: readonly string[];
 }
 
 /** A receiver's answer that it refused the SET (RFC 8935 section 2.3): not tried again. */
@@ -49,7 +51,7 @@ export const newTxn = () => randomBytes(16).toString('base64url');
 export function createTransmitter(deps: TransmitterDeps) {
   const { store, streams, queue, sites, logger, limits } = deps;
   const keys = streams.keys;
-  const send = deps.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const send = createPusher({ allowedHosts: deps.allowPrivateFetchHosts, timeoutMs: limits.pushTimeoutMs });
 
   async function localeOf(accountId: string): Promise<Locale | undefined> {
     const contact = await Promise.resolve(deps.contacts(accountId)).catch(() => undefined);
@@ -83,22 +85,9 @@ export function createTransmitter(deps: TransmitterDeps) {
 
   async function push(stream: Stream, set: string): Promise<void> {
     const { endpoint_url: url, authorization_header: authorization } = stream.delivery;
-    const res = await send(url!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', ...(authorization ? { authorization } : {}) },
-      body: set,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(limits.pushTimeoutMs),
-    });
-    if (res.status === 202 || res.status === 200 || res.status === 204) {
-      await res.body?.cancel();
-      return;
-    }
-    if (res.status === 400) {
-      const answer = await res.json().catch(() => ({})) as { err?: unknown };
-      throw new RefusedError(`refused: ${typeof answer.err === 'string' ? answer.err.slice(0, 40) : 'no err'}`);
-    }
-    await res.body?.cancel();
+    const res = await send(url!, { 'content-type': 'application/secevent+jwt', accept: 'application/json', ...(authorization ? { authorization } : {}) }, set);
+    if (res.status === 202 || res.status === 200 || res.status === 204) return;
+    if (res.status === 400) throw new RefusedError(`refused: ${res.err ?? 'no err'}`);
     throw new Error(`receiver answered ${res.status}`);
   }
 
@@ -122,6 +111,10 @@ export function createTransmitter(deps: TransmitterDeps) {
     } catch (err) {
       if (err instanceof RefusedError) {
         logger.warn('security event refused by the receiver', { clientId, reason: err.message });
+        return;
+      }
+      if (err instanceof OutboundRefused) {
+        logger.warn('security event not pushed: the endpoint is not allowed', { clientId, reason: err.message });
         return;
       }
       throw err;
