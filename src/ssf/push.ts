@@ -6,18 +6,30 @@ import { guardedLookup, OutboundRefused, specialUseHost } from './outbound-guard
 /** At most this much of a receiver's answer is read (its `err` is all we want of it). */
 const MAX_ANSWER_BYTES = 4096;
 
-/** What the receiver answered (RFC 8935 section 2.3): its status, and the `err` code of a 400's JSON body. */
+/** What the receiver answered (RFC 8935 section 2.3): its status, and the `err` code of a 400's JSON body (setErrorCode). */
 export interface PushAnswer {
   status: number;
   err?: string | undefined;
 }
 
-function errOf(body: string): string | undefined {
+/**
+ * The Security Event Token error codes (IANA registry, RFC 8935 section
+ * 2.4, SSF 1.0's `invalid_state`): what a receiver reports of a SET, pushed
+ * (a 400's `err`) or polled (`setErrs`). Logs name one of these or `other`,
+ * never the receiver's own string.
+ */
+const SET_ERROR_CODES = new Set(['invalid_request', 'invalid_key', 'invalid_issuer', 'invalid_audience', 'authentication_failed', 'access_denied', 'invalid_state']);
+
+/** A receiver's error code as logs may name it. */
+export function setErrorCode(err: unknown): string {
+  return typeof err === 'string' && SET_ERROR_CODES.has(err) ? err : 'other';
+}
+
+function errOf(body: string): string {
   try {
-    const { err } = JSON.parse(body) as { err?: unknown };
-    return typeof err === 'string' ? err.slice(0, 40) : undefined;
+    return setErrorCode((JSON.parse(body) as { err?: unknown }).err);
   } catch {
-    return undefined;
+    return 'other';
   }
 }
 

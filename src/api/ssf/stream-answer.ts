@@ -1,14 +1,14 @@
 import { errors } from 'oidc-provider';
 
 import { PluginError } from '../../http/errors.ts';
-import { supportedEventTypes } from '../../ssf/event-types.ts';
+import { DEFAULT_EVENT_TYPES, supportedFor } from '../../ssf/event-types.ts';
 import { refusedEndpoint } from '../../ssf/push.ts';
 import { DEFAULT_MIN_VERIFICATION_INTERVAL, POLL, PUSH, type Stream, type StreamSettings } from '../../ssf/streams.ts';
 import { SSF_PATHS } from './configuration.ts';
 
 /** A stream as the receiver reads it (SSF 1.0 section 8.1.1); the authorization header is never shown back. */
 export function streamAnswer(issuer: string, stream: Stream) {
-  const supported = supportedEventTypes(issuer);
+  const supported = supportedFor(stream.events_requested, issuer);
   return {
     stream_id: stream.stream_id,
     iss: issuer,
@@ -53,8 +53,8 @@ export function settingsFrom(issuer: string, asked: Asked, base: StreamSettings 
   }
   const description = asked.description ?? base?.description;
   return {
-    // A create without events_requested asks for every event the service sends.
-    events_requested: asked.events_requested ?? base?.events_requested ?? supportedEventTypes(issuer),
+    // Without events_requested (a create, or a replace that deletes it): the standard events the service sends.
+    events_requested: asked.events_requested ?? base?.events_requested ?? [...DEFAULT_EVENT_TYPES],
     delivery: settled,
     ...(description !== undefined ? { description } : {}),
     min_verification_interval: asked.min_verification_interval ?? base?.min_verification_interval ?? DEFAULT_MIN_VERIFICATION_INTERVAL,
