@@ -6,9 +6,9 @@ import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { EVENT_TYPES, requestedTypeOf } from './event-types.ts';
-import type { SsfQueue, SsfJob } from './set-queue.ts';
 import { OutboundRefused } from './outbound-guard.ts';
 import { createPusher, setErrorCode } from './push.ts';
+import type { SsfQueue, SsfJob } from './set-queue.ts';
 import { setClaims, type Signal } from './signal.ts';
 import { PUSH, type Stream, type Streams } from './streams.ts';
 

@@ -8,8 +8,8 @@ import { jsonErrors, PluginError } from '../../http/errors.ts';
 import { tooMany, withinRate, type RateLimit } from '../../http/rate-limit.ts';
 import { validate } from '../../http/validate.ts';
 import { POLL, type Streams } from '../../ssf/streams.ts';
-import type { Store } from '../../store/store.ts';
 import type { Transmitter } from '../../ssf/transmitter.ts';
+import type { Store } from '../../store/store.ts';
 import { bearer, SSF_MANAGE, SSF_READ, type SsfState } from './authorize.ts';
 import { SSF_PATHS, ssfConfiguration } from './configuration.ts';
 import { POLL_MAX_EVENTS, pollRequest, streamCreateRequest, streamStatusRequest, streamUpdateRequest, verificationRequest } from './schemas.ts';
@@ -21,7 +21,7 @@ export interface SsfRouteDeps {
   streams: Streams;
   transmitter: Transmitter;
   logger: Logger;
-  /** Hosts a push may go to over http (the plugin's allowPrivateFetchHosts). */
+  /** Hosts a push may go to over http or on a private address (the plugin's allowPrivateFetchHosts). */
   allowPrivateFetchHosts: string[];
 }
 
