@@ -64,7 +64,7 @@ export function createPusher(options: { allowedHosts: readonly string[]; timeout
   return function post(endpoint: string, headers: Record<string, string>, body: string): Promise<PushAnswer> {
     const url = new URL(endpoint);
     const refused = refusedEndpoint(url, allowed);
-    if (refused) return Promise.reject(new OutboundRefused(`the endpoint ${refused}`));
+    if (refused) return Promise.reject(new OutboundRefused(`endpoint_url: ${refused}`));
     const tls = url.protocol === 'https:';
     const agents = allowed.has(url.hostname.toLowerCase()) ? open : guarded;
     return new Promise<PushAnswer>((resolve, reject) => {

@@ -14,6 +14,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 
 import { expect } from 'chai';
 import type { ClientMetadata } from 'oidc-provider';
+import type { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 
 import { Agent } from '../helpers/agent.ts';
@@ -57,6 +58,7 @@ describe('Shared Signals push: the outbound guard', () => {
   let h: Harness;
   let site: oidc.Configuration;
   let named: oidc.Configuration;
+  let kept: oidc.Configuration;
   let listener: Awaited<ReturnType<typeof trap>>;
   const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
 
@@ -64,10 +66,10 @@ describe('Shared Signals push: the outbound guard', () => {
     listener = await trap();
     h = await startHarness('ssf-outbound', {
       // 127.0.0.1 is not listed: every spelling of it is refused (a listed host is allowed by all of its spellings).
-      clients: [receiverSite('ssf-aim'), receiverSite('ssf-named')], allowPrivateFetchHosts: ['allowed.test'],
+      clients: [receiverSite('ssf-aim'), receiverSite('ssf-named'), receiverSite('ssf-kept')], allowPrivateFetchHosts: ['allowed.test'],
       logger: { info() {}, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }), error() {} },
     });
-    [site, named] = await Promise.all([discover(h, receiverSite('ssf-aim')), discover(h, receiverSite('ssf-named'))]);
+    [site, named, kept] = await Promise.all([discover(h, receiverSite('ssf-aim')), discover(h, receiverSite('ssf-named')), discover(h, receiverSite('ssf-kept'))]);
     return { async close() { await h.close(); await listener.close(); } };
   });
 
@@ -121,6 +123,24 @@ describe('Shared Signals push: the outbound guard', () => {
     // A PATCH to a refused spelling is refused as a create is.
     expect({ ...(await call('PATCH', '/ssf/stream', manage, { stream_id: streamId, delivery: { method: PUSH, endpoint_url: `https://localhost.:${listener.port}/` } })) })
       .to.deep.include(privateAddress);
+  });
+
+  it('a stream kept from before that points at localhost or [::ffff:127.0.0.1]: every push refused before connecting', async () => {
+    const created = await create('https://receiver.example/ssf', {}, kept);
+    expect(created.status).to.equal(201);
+    await signIn(h, kept, new Agent(), 'kept@example.com', { scope: 'openid' });
+    const account = (await h.reference.accounts.findByEmail('kept@example.com'))!.accountId;
+    const refusedPush = () => warnings.filter((w) => w.message === 'security event not pushed: the endpoint is not allowed' && w.fields?.clientId === 'ssf-kept');
+    for (const host of ['localhost', '[::ffff:127.0.0.1]', '127.0.0.1']) {
+      // As a stream created before these spellings were refused holds it (the store, not the API: the API refuses it now).
+      const delivery = { method: PUSH, endpoint_url: new URL(`https://${host}:${listener.port}/ssf`).href, authorization_header: 'Bearer secret-of-the-stream' };
+      await (h.redis as Redis).hset(`${h.prefix}ssf:{ssf-kept}:stream`, 'delivery', JSON.stringify(delivery));
+      const before = refusedPush().length;
+      await h.reference.plugin.sharedSignals.accountDisabled(account);
+      for (const deadline = Date.now() + 10_000; refusedPush().length === before && listener.connections === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+      expect([listener.connections, listener.bytes], host).to.deep.equal([0, 0]);
+      expect(refusedPush().slice(before).map((w) => w.fields!.reason), host).to.deep.equal(['endpoint_url: a private address (allowed only for the hosts in allowPrivateFetchHosts)']);
+    }
   });
 });
 
