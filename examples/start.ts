@@ -70,7 +70,7 @@ if (settings.metrics) {
 // guard refuses unless listed: settings.ts lists it for an issuer on localhost
 // only; any other issuer must say so in ALLOW_PRIVATE_FETCH_HOSTS.
 if (settings.allowPrivateFetchHosts!.length > 0) {
-  console.log(`Back-channel logout may reach these hosts on private addresses: ${settings.allowPrivateFetchHosts!.join(', ')}.`);
+  console.log(`Back-channel logout and Shared Signals push may reach these hosts on private addresses: ${settings.allowPrivateFetchHosts!.join(', ')}.`);
 } else if (demo) {
   console.warn('Back-channel logout to the demo site (localhost) is refused for this issuer; set ALLOW_PRIVATE_FETCH_HOSTS=localhost to allow it.');
 }

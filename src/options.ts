@@ -95,11 +95,12 @@ export const optionsSchema = z.object({
   /** TTL in seconds for records oidc-provider saves without an expiry. */
   defaultTtl: seconds.default(14 * 24 * 60 * 60),
   /**
-   * Hosts (exact hostnames, e.g. `localhost`, `127.0.0.1`) that outgoing
-   * requests such as back-channel logout may reach although they resolve to
-   * loopback or private addresses, which oidc-provider refuses by default
-   * (SSRF protection). For local relying sites and tests; keep it empty in
-   * production unless a site really lives on a private network.
+   * Hosts (exact hostnames, e.g. `localhost`, `127.0.0.1`) that back-channel
+   * logout and Shared Signals push may reach although they are loopback or
+   * private, which the outbound guards refuse by default (SSRF protection;
+   * docs/security.md "Outgoing requests"). For local relying sites and
+   * tests; keep it empty in production unless a site really lives on a
+   * private network.
    */
   allowPrivateFetchHosts: z.array(z.string().min(1)).default([]),
   /** The service's name as people see it in pages and letters. */

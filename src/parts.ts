@@ -207,7 +207,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
   };
   const transmitter = createTransmitter({
-    store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS,
+    store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS, allowPrivateFetchHosts: options.allowPrivateFetchHosts,
     issuer: () => signingProvider()?.issuer,
     sign: setSigner(() => providers.jwks),
     subject: subjectAt,

@@ -52,7 +52,7 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
   const router = new Router();
   router.use(
     consoleRoutes({
-      provider, data, sites, senders, inbox, orgs, access, csrf, preferences,
+      provider, store, data, sites, senders, inbox, orgs, access, csrf, preferences,
       contacts, serviceName: options.serviceName, logger, sections: options.console.sections, sessions, recent: parts.recentSignIn,
       logouts: parts.logouts,
     }).routes(),
@@ -62,7 +62,7 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
       notified: (clientId: string, result: NotificationResult) => parts.emit(NOTIFIED_EVENT, { clientId, result }),
     }).routes(),
     openApiRoutes(logger).routes(),
-    ssfRoutes({ provider, streams: parts.streams, transmitter: parts.transmitter, logger, allowPrivateFetchHosts: options.allowPrivateFetchHosts }).routes(),
+    ssfRoutes({ provider, store: parts.store, streams: parts.streams, transmitter: parts.transmitter, logger, allowPrivateFetchHosts: options.allowPrivateFetchHosts }).routes(),
     unsubscribeRoutes({ provider, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
   );
   const table = routeTable(router);

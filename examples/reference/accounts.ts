@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { domainToASCII, domainToUnicode } from 'node:url';
 
 import { claim, hset, hsetnx, type Store } from '../../src/store-kit.ts';
 import { methodKeys } from './sign-in-methods.ts';
@@ -16,20 +17,22 @@ export interface Account {
 /**
  * The reference provider's accounts: persistent data, no TTL.
  * Keys: `<prefix>account:{<id>}` hash { email?, name?, locale, createdAt } and
- * `<prefix>account-email:{<addressKey(email)>}` -> id. Keys written before
- * addressKey (trim + lower-case only) are read as well (docs/upgrading.md).
+ * `<prefix>account-email:{<addressKey(email)>}` -> id. Keys of the forms
+ * written before (trim and lower-case only; NFKC and case fold without the
+ * domain's IDNA form) are read as well (addressKeyForms, docs/upgrading.md).
  */
 export function createAccounts(store: Store) {
   const accountKey = (id: string) => methodKeys(store.prefix, id).account;
   const emailKey = (key: string) => `${store.prefix}account-email:{${key}}`;
 
-  /** The account id of an address: under its key, else under the key of the form before addressKey. */
+  /** The account id of an address: under its key, else under the first of its earlier keys that has one. */
   async function idOf(address: string): Promise<string | undefined> {
-    const key = addressKey(address);
-    const found = await store.get(emailKey(key));
+    const [key, ...earlier] = addressKeyForms(address);
+    const found = await store.get(emailKey(key!));
     if (found) return found;
-    const old = normalizeEmail(address);
-    return old === key ? undefined : (await store.get(emailKey(old))) ?? undefined;
+    // A miss (a new address, most often) reads the earlier forms in one round.
+    const ids = await Promise.all(earlier.map((form) => store.get(emailKey(form))));
+    return ids.find((id) => id) ?? undefined;
   }
 
   async function get(accountId: string): Promise<Account | undefined> {
@@ -107,17 +110,63 @@ export function normalizeEmail(address: string): string {
 }
 
 /**
+ * A domain as configured or as the part of an address after its last `@`:
+ * NFKC, lower-cased, without a trailing dot, in its ASCII (punycode) form
+ * (UTS 46, as `domainToASCII`). '' when it is not a domain name of two
+ * labels or more. Addresses (addressKey) and an upstream's
+ * `trustedEmailDomains` (upstreams.ts trustedDomain) both go through it.
+ */
+export function normalizeDomain(domain: string): string {
+  const ascii = domainToASCII(domain.trim().normalize('NFKC').toLowerCase().replace(/\.$/, ''));
+  return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(ascii) ? ascii : '';
+}
+
+/**
+ * NFKC, then a full case fold, done as `toLowerCase()`, `toUpperCase()`,
+ * `toLowerCase()` (the root locale's mappings, no Turkish or Lithuanian
+ * rules: `toLowerCase()` alone is a simple lower-casing, it keeps `ß` and a
+ * final sigma apart), then NFKC again.
+ */
+function fold(text: string): string {
+  return text.trim().normalize('NFKC').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
+}
+
+/**
  * The form in which two addresses are compared (docs/security.md "Names and
- * addresses"): trimmed, NFKC, then a full case fold, done as
- * `toLowerCase()`, `toUpperCase()`, `toLowerCase()` (the root locale's
- * mappings, no Turkish or Lithuanian rules: `toLowerCase()` alone is a
- * simple lower-casing, it keeps `ß` and a final sigma apart), then NFKC
- * again. U+212A KELVIN SIGN and U+FF4B FULLWIDTH K both become `k`, `ß` and
- * U+1E9E CAPITAL SHARP S become `ss`, `ς` and `σ` one letter.
+ * addresses"): the part before the last `@` trimmed, NFKC and fully case
+ * folded (fold: U+212A KELVIN SIGN and U+FF4B FULLWIDTH K both become `k`,
+ * `ß` and U+1E9E CAPITAL SHARP S become `ss`, `ς` and `σ` one letter); the
+ * domain as normalizeDomain gives it, so `v@bücher.test` is
+ * `v@xn--bcher-kva.test` and `boss@corp.test.` is `boss@corp.test` (a
+ * domain that is no domain name is folded as the rest).
  * It is a key only: letters go to the address as normalizeEmail keeps it.
  */
 export function addressKey(address: string): string {
-  return address.trim().normalize('NFKC').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
+  const text = address.trim().normalize('NFKC');
+  const at = text.lastIndexOf('@');
+  const domain = at > 0 ? normalizeDomain(text.slice(at + 1)) : '';
+  return domain ? `${fold(text.slice(0, at))}@${domain}` : fold(text);
+}
+
+/**
+ * The keys an address may be stored under, addressKey first, then the
+ * earlier forms of the same mailbox (docs/upgrading.md): the key before the
+ * domain's IDNA form (fold of the whole address) and the one before that
+ * (normalizeEmail), each of the address as given, of its domain in ASCII
+ * and in Unicode, with and without a trailing dot. Accounts are found under
+ * any of them (new keys are written in the first form); a deletion removes
+ * every one that leads to the account.
+ */
+export function addressKeyForms(address: string): string[] {
+  const key = addressKey(address);
+  const text = address.trim().normalize('NFKC');
+  const at = text.lastIndexOf('@');
+  const ascii = at > 0 ? normalizeDomain(text.slice(at + 1)) : '';
+  const spellings = [address];
+  if (ascii) {
+    for (const domain of new Set([ascii, domainToUnicode(ascii)])) spellings.push(`${text.slice(0, at)}@${domain}`, `${text.slice(0, at)}@${domain}.`);
+  }
+  return [...new Set([key, ...spellings.flatMap((spelling) => [fold(spelling), normalizeEmail(spelling)])])];
 }
 
 /**

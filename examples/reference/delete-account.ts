@@ -1,6 +1,6 @@
 import type { SignoutNotify } from '../../src/index.ts';
 import type { Store } from '../../src/store-kit.ts';
-import { addressKey, normalizeEmail } from './accounts.ts';
+import { addressKey, addressKeyForms, normalizeEmail } from './accounts.ts';
 import { digest, methodKeys } from './sign-in-methods.ts';
 
 /** A SCAN pattern that matches the text literally. */
@@ -22,10 +22,12 @@ export function accountDeletion(store: Store, plugin: Pick<SignoutNotify, 'delet
     const [account, passkeys, upstreams] = await Promise.all([store.hgetall(k.account), store.hgetall(k.passkeys), store.hgetall(k.upstreams)]);
     const keys: string[] = [];
     if (account.email) {
-      const forms = [...new Set([addressKey(account.email), normalizeEmail(account.email)])];
-      for (const form of forms) {
+      for (const form of addressKeyForms(account.email)) {
         // The address leads here only while it is this account's.
         if ((await store.get(`${p}account-email:{${form}}`)) === accountId) keys.push(`${p}account-email:{${form}}`);
+      }
+      // The sign-in code's keys: by addressKey, or (written before) by the address as the account keeps it.
+      for (const form of new Set([addressKey(account.email), normalizeEmail(account.email)])) {
         keys.push(`${p}login-device:{${form}}`);
         for (const pattern of [`rate:login-address:{${literal(form)}}:*`, `login-failures:{${literal(form)}}:*`]) {
           for await (const key of store.scan(pattern)) keys.push(key);

@@ -1,6 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
 import { del, putTtl, type Store } from '../../src/store-kit.ts';
+import { addressKey } from './accounts.ts';
 import { createIpLimits, type Window } from './ip-limits.ts';
 import { signInCodeCheck, signInFailure, signInGate, signInTrust } from './sign-in-scripts.ts';
 
@@ -81,8 +82,10 @@ export function createLoginCodes(store: Store, secret: string, limits: LoginCode
   const hmac = (value: string) => createHmac('sha256', secret).update(value).digest('base64url');
   const digest = (uid: string, code: string) => hmac(`code\0${uid}\0${code}`);
   const deviceHash = (device: string) => hmac(`device\0${device}`).slice(0, 22);
-  const addressKeys = (email: string, device: string) => {
+  // Keyed by addressKey: every spelling of one mailbox shares its limits.
+  const addressKeys = (address: string, device: string) => {
     const d = deviceHash(device);
+    const email = addressKey(address);
     return {
       hash: d,
       devices: `${p}login-device:{${email}}`,

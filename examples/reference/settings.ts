@@ -7,7 +7,7 @@ import { redisReconnect } from '../../src/index.ts';
 import { blockList, type TrustProxy } from './client-ip.ts';
 import type { ReferenceSettings } from './provider.ts';
 import { loopback } from './upstream-clients.ts';
-import { normalizeDomain } from './upstreams.ts';
+import { normalizeDomain } from './accounts.ts';
 
 /** Thrown for bad configuration; start-up prints the message alone and stops. */
 export class ConfigurationError extends Error {}

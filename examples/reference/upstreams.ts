@@ -3,9 +3,8 @@
  * they said about a person, the sign-ins under way and the links of accounts
  * to upstream accounts. upstream-clients.ts talks to the upstreams.
  */
-import { domainToASCII } from 'node:url';
-
 import { claim, hsetnx, putTtl, type Store } from '../../src/store-kit.ts';
+import { normalizeDomain } from './accounts.ts';
 import { recordUpdate, release, takeRecord } from './sign-in-method-scripts.ts';
 import { digest, methodKeys, removeMethod, type RemoveResult } from './sign-in-methods.ts';
 
@@ -24,20 +23,10 @@ export interface Upstream {
    * Domains this upstream owns: its verified address in one of them links
    * to the account of that address at once (still told to its owner),
    * without asking for the account's proof first. Exact match after
-   * normalisation (upstream-link-first.ts normalizeDomain): a subdomain is
+   * normalisation (accounts.ts normalizeDomain): a subdomain is
    * listed on its own. None by default.
    */
   trustedEmailDomains?: string[] | undefined;
-}
-
-/**
- * A domain as configured or as the part of an address after its last `@`:
- * NFKC, lower-cased, without a trailing dot, in its ASCII (punycode) form.
- * '' when it is not a domain name of two labels or more.
- */
-export function normalizeDomain(domain: string): string {
-  const ascii = domainToASCII(domain.trim().normalize('NFKC').toLowerCase().replace(/\.$/, ''));
-  return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(ascii) ? ascii : '';
 }
 
 /**

@@ -2,15 +2,18 @@ import Router from '@koa/router';
 import type Provider from 'oidc-provider';
 
 import type { Logger } from '../host.ts';
+import { withinRate, type RateLimit } from '../http/rate-limit.ts';
 import type { BackchannelLogout } from '../notify/backchannel-logout.ts';
 import type { Preferences } from '../preferences.ts';
 import type { Sessions } from '../sessions/sessions.ts';
+import type { Store } from '../store/store.ts';
 import { consoleApiGuards, iso, siteJson, type ApiState } from './api.ts';
 import type { ConsoleData } from './data.ts';
 import { sessionViews } from './session-routes.ts';
 
 export interface ExportDeps {
   provider: Provider;
+  store: Store;
   data: ConsoleData;
   preferences: Preferences;
   sessions: Sessions;
@@ -18,6 +21,13 @@ export interface ExportDeps {
   /** The person's back-channel logouts of the last week (the console's "Recent sign-outs at sites"). */
   logouts?: Pick<BackchannelLogout, 'outcomesOf'> | undefined;
 }
+
+/**
+ * Copies per person per hour: each reads every part of the person's data
+ * (the inbox to its last page), so someone holding only a stolen session
+ * cookie cannot turn it into a load on the service.
+ */
+export const EXPORT_RATE: RateLimit = { limit: 10, windowMs: 60 * 60_000 };
 
 /** The format of the data copy: bumped when a member changes meaning. */
 export const EXPORT_FORMAT = 'oidc-signout-notify/data-copy/1';
@@ -37,6 +47,7 @@ export function exportRoutes(deps: ExportDeps): Router<ApiState> {
   api.get('/export', async (ctx) => {
     const { accountId } = ctx.state;
     const { data } = deps;
+    await withinRate(ctx, deps.store, `${deps.store.prefix}account:{${accountId}}:export-rate`, EXPORT_RATE, `at most ${EXPORT_RATE.limit} copies of your data an hour`);
     const [sites, senders, language, sessions, organizations, logouts] = await Promise.all([
       data.sites(accountId),
       data.senders(accountId),

@@ -32,7 +32,7 @@ export const ERRORS = {
   site_blocked: { code: 'site_blocked', status: 409, page: 'error.generic', meaning: 'The site is blocked: it has no access to remove; unblock it first.' },
   url_not_allowed: { code: 'url_not_allowed', status: 400, page: 'error.generic', meaning: 'The notification\'s url points somewhere other than the site\'s own host (SPEC "Errors").' },
   unknown_category: { code: 'unknown_category', status: 400, page: 'error.generic', meaning: 'The notification\'s category is not transactional, product or promotions (SPEC "Errors").' },
-  rate_limited: { code: 'rate_limited', status: 429, page: 'error.generic', meaning: 'Too many notifications from the site, or to the person, in the window; Retry-After says when to try again.' },
+  rate_limited: { code: 'rate_limited', status: 429, page: 'error.generic', meaning: 'Too many requests in the window: notifications from the site or to the person, Shared Signals verifications or polls of the site, the person\'s data copies; Retry-After says when to try again.' },
   invalid_token: { code: 'invalid_token', status: 401, page: 'error.generic', meaning: 'A Shared Signals request without a valid access token of a confidential site (missing, unknown, expired); with WWW-Authenticate (RFC 6750).' },
   insufficient_scope: { code: 'insufficient_scope', status: 403, page: 'error.generic', meaning: 'A Shared Signals request whose access token lacks the scope it needs (ssf.manage to change, ssf.read or ssf.manage to read); with WWW-Authenticate (RFC 6750).' },
   stream_exists: { code: 'stream_exists', status: 409, page: 'error.generic', meaning: 'The site has a Shared Signals stream already (one per site): read, change or delete it.' },

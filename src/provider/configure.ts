@@ -67,6 +67,17 @@ function clientCredentialsBits(host: Bits | undefined): Bits {
   }) as Bits;
 }
 
+/**
+ * The scope of a client whose metadata names none: every scope the provider
+ * knows (its `scopes` and the scopes its `claims` define, as oidc-provider
+ * collects them) but `ssf.manage` and `ssf.read`. Those need the site's
+ * `scope` metadata to list them (docs/shared-signals.md).
+ */
+function scopesButSharedSignals(scopes: readonly string[], claims: NonNullable<Configuration['claims']>): string {
+  const defined = Object.entries(claims).filter(([, value]) => value !== null && typeof value === 'object').map(([name]) => name);
+  return [...new Set([...scopes, ...defined])].filter((scope) => !(SSF_SCOPES as readonly string[]).includes(scope)).join(' ');
+}
+
 /** A host's policy, when it has one, is asked first and can say no; then the plugin's runs. */
 function both<P extends Policy>(host: P | undefined, ours: P): P {
   if (!host) return ours;
@@ -90,6 +101,9 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     deps.logger.warn('oidc-signout-notify: the host configuration has its own adapter; the plugin replaces it (theft detection and revocation need its atomic store)');
   }
 
+  const scopes = [...new Set([...(host.scopes ?? ['openid', 'offline_access']), ...SSF_SCOPES])];
+  const claims = strengthClaims(host.claims);
+
   return {
     ...host,
     adapter: deps.adapter.factory,
@@ -100,6 +114,8 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     clientDefaults: {
       ...host.clientDefaults,
       response_modes: (host.clientDefaults as { response_modes?: string[] } | undefined)?.response_modes ?? [...DEFAULT_RESPONSE_MODES],
+      // oidc-provider lets a client without `scope` metadata ask for any scope: the Shared Signals ones go only to sites that list them.
+      scope: (host.clientDefaults as { scope?: string } | undefined)?.scope ?? scopesButSharedSignals(scopes, claims),
     },
     pkce: { ...host.pkce, required: host.pkce?.required ?? (() => true) },
     // Every refresh rotates (confidential clients too), so a stolen refresh
@@ -138,7 +154,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     },
     // The sign-in behind each token (acr, amr, auth_time) in ID tokens and
     // introspection: ./sign-in-strength.ts.
-    claims: strengthClaims(host.claims),
+    claims,
     extraTokenClaims: strengthTokenClaims(host.extraTokenClaims),
     loadExistingGrant: consoleGrant(host.loadExistingGrant),
     interactions: {
@@ -153,7 +169,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       bitsOfOpaqueRandomness: clientCredentialsBits(host.formats?.bitsOfOpaqueRandomness),
     },
     // Shared Signals receivers get their access tokens by client credentials, with these scopes (src/api/ssf/).
-    scopes: [...new Set([...(host.scopes ?? ['openid', 'offline_access']), ...SSF_SCOPES])],
+    scopes,
     features: {
       ...hostFeatures,
       clientCredentials: { ...hostFeatures.clientCredentials, enabled: true },

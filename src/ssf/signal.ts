@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { LOCALES, t, type Locale, type MessageKey } from '../i18n/index.ts';
-import { eventTypeOf, type SignalKind } from './event-types.ts';
+import type { SignalKind } from './event-types.ts';
 
 /** Why a site is told (the key of reason_admin and reason_user in every language). */
 export type ReasonKey =
@@ -45,10 +45,11 @@ export function jtiFor(signal: Signal, clientId: string): string {
 
 /**
  * The claims of one SET (RFC 8417, SSF 1.0 section 4.1, the CAEP
- * interoperability profile): one event, the subject as the site knows the
- * person (`sub_id`, iss_sub, pairwise included), no `sub`, no `exp`.
+ * interoperability profile): one event, of `type` (the name the site's
+ * stream asked for it by), the subject as the site knows the person
+ * (`sub_id`, iss_sub, pairwise included), no `sub`, no `exp`.
  */
-export function setClaims(signal: Signal, opts: { issuer: string; clientId: string; sub: string; locale: Locale | undefined; now: number }): Record<string, unknown> {
+export function setClaims(signal: Signal, opts: { issuer: string; clientId: string; sub: string; type: string; locale: Locale | undefined; now: number }): Record<string, unknown> {
   const event: Record<string, unknown> = {
     event_timestamp: Math.floor(signal.at / 1000),
     ...signal.fields,
@@ -62,6 +63,6 @@ export function setClaims(signal: Signal, opts: { issuer: string; clientId: stri
     jti: jtiFor(signal, opts.clientId),
     txn: signal.txn,
     sub_id: { format: 'iss_sub', iss: opts.issuer, sub: opts.sub },
-    events: { [eventTypeOf(signal.kind, opts.issuer)]: event },
+    events: { [opts.type]: event },
   };
 }

@@ -48,6 +48,7 @@ export function ssfKeys(prefix: string) {
     held: (clientId: string) => `${prefix}ssf:{${clientId}}:held`,
     poll: (clientId: string) => `${prefix}ssf:{${clientId}}:poll`,
     verified: (clientId: string) => `${prefix}ssf:{${clientId}}:verified`,
+    polls: (clientId: string) => `${prefix}ssf:{${clientId}}:polls`,
   };
 }
 
@@ -90,12 +91,18 @@ export function createStreams(store: Store) {
       const written = await store.run(commands.ssfStreamPut(), [keys.stream(clientId)], ['create', '', ...fields(settings, { stream_id: streamId, status: 'enabled' })]);
       return written === 1 ? { stream_id: streamId, clientId, status: 'enabled', ...settings } : undefined;
     },
-    /** Sets the given settings (PATCH) or all of them (PUT) of the stream with that id; false when there is none. */
-    async change(clientId: string, stream: Stream, settings: StreamSettings, replace: boolean): Promise<boolean> {
+    /**
+     * Sets the given settings (PATCH: `settings` already holds the stream's
+     * others) or all of them (PUT: what it lacks is gone) of the stream with
+     * that id. Returns the stream as now stored; undefined when there is none.
+     */
+    async change(clientId: string, stream: Stream, settings: StreamSettings, replace: boolean): Promise<Stream | undefined> {
       // A replace writes the hash anew: the id and status go with it (an update leaves them alone).
       const base: Record<string, string> = replace ? { stream_id: stream.stream_id, status: stream.status, ...(stream.reason ? { reason: stream.reason } : {}) } : {};
       const written = await store.run(commands.ssfStreamPut(), [keys.stream(clientId)], [replace ? 'replace' : 'update', stream.stream_id, ...fields(settings, base)]);
-      return written === 1;
+      if (written !== 1) return undefined;
+      const { description: _dropped, ...kept } = stream;
+      return { ...(replace ? kept : stream), ...settings };
     },
     async setStatus(clientId: string, streamId: string, status: StreamStatus, reason: string | undefined): Promise<boolean> {
       const written = await store.run(commands.ssfStreamPut(), [keys.stream(clientId)], ['update', streamId, 'status', status, 'reason', reason ?? '']);

@@ -5,7 +5,9 @@ import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
-import { EVENT_TYPES, eventTypeOf } from './event-types.ts';
+import { EVENT_TYPES, requestedTypeOf } from './event-types.ts';
+import { OutboundRefused } from './outbound-guard.ts';
+import { createPusher, setErrorCode } from './push.ts';
 import type { SsfQueue, SsfJob } from './set-queue.ts';
 import { setClaims, type Signal } from './signal.ts';
 import { PUSH, type Stream, type Streams } from './streams.ts';
@@ -23,8 +25,8 @@ export interface TransmitterDeps {
   subject: (accountId: string, clientId: string) => Promise<string | undefined>;
   sign: (claims: Record<string, unknown>) => Promise<string>;
   limits: { heldMax: number; heldTtlMs: number; pollMax: number; pollTtlMs: number; pushTimeoutMs: number };
-  /** Sends a push; Node's fetch unless the host's is given (tests, proxies). */
-  fetch?: typeof globalThis.fetch;
+  /** Hosts a push may reach over http or on a private address (the plugin's allowPrivateFetchHosts). */
+  allowPrivateFetchHosts: readonly string[];
 }
 
 /** A receiver's answer that it refused the SET (RFC 8935 section 2.3): not tried again. */
@@ -49,7 +51,7 @@ export const newTxn = () => randomBytes(16).toString('base64url');
 export function createTransmitter(deps: TransmitterDeps) {
   const { store, streams, queue, sites, logger, limits } = deps;
   const keys = streams.keys;
-  const send = deps.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const send = createPusher({ allowedHosts: deps.allowPrivateFetchHosts, timeoutMs: limits.pushTimeoutMs });
 
   async function localeOf(accountId: string): Promise<Locale | undefined> {
     const contact = await Promise.resolve(deps.contacts(accountId)).catch(() => undefined);
@@ -68,37 +70,24 @@ export function createTransmitter(deps: TransmitterDeps) {
   async function fanOut(signal: Signal): Promise<void> {
     const issuer = deps.issuer();
     if (!issuer) throw new Error('the provider is not known yet');
-    const type = eventTypeOf(signal.kind, issuer);
     const targets = signal.resolved?.targets ?? (await targetsOf(signal)).map((clientId) => ({ clientId, sub: undefined }));
     let locale: Promise<Locale | undefined> | undefined = signal.resolved ? Promise.resolve(signal.resolved.locale) : undefined;
     await Promise.all(targets.map(async ({ clientId, sub: known }) => {
       const stream = await streams.get(clientId);
-      if (!stream || stream.status === 'disabled' || !stream.events_requested.includes(type)) return;
+      const type = stream && stream.status !== 'disabled' ? requestedTypeOf(signal.kind, stream.events_requested, issuer) : undefined;
+      if (!type) return;
       const sub = known ?? await deps.subject(signal.accountId, clientId);
       if (!sub) return;
-      const claims = setClaims(signal, { issuer, clientId, sub, locale: await (locale ??= localeOf(signal.accountId)), now: Date.now() });
+      const claims = setClaims(signal, { issuer, clientId, sub, type, locale: await (locale ??= localeOf(signal.accountId)), now: Date.now() });
       await queue.add({ kind: 'set', id: claims.jti as string, clientId, set: await deps.sign(claims) });
     }));
   }
 
   async function push(stream: Stream, set: string): Promise<void> {
     const { endpoint_url: url, authorization_header: authorization } = stream.delivery;
-    const res = await send(url!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', ...(authorization ? { authorization } : {}) },
-      body: set,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(limits.pushTimeoutMs),
-    });
-    if (res.status === 202 || res.status === 200 || res.status === 204) {
-      await res.body?.cancel();
-      return;
-    }
-    if (res.status === 400) {
-      const answer = await res.json().catch(() => ({})) as { err?: unknown };
-      throw new RefusedError(`refused: ${typeof answer.err === 'string' ? answer.err.slice(0, 40) : 'no err'}`);
-    }
-    await res.body?.cancel();
+    const res = await send(url!, { 'content-type': 'application/secevent+jwt', accept: 'application/json', ...(authorization ? { authorization } : {}) }, set);
+    if (res.status === 202 || res.status === 200 || res.status === 204) return;
+    if (res.status === 400) throw new RefusedError(`refused: ${res.err ?? 'other'}`);
     throw new Error(`receiver answered ${res.status}`);
   }
 
@@ -122,6 +111,10 @@ export function createTransmitter(deps: TransmitterDeps) {
     } catch (err) {
       if (err instanceof RefusedError) {
         logger.warn('security event refused by the receiver', { clientId, reason: err.message });
+        return;
+      }
+      if (err instanceof OutboundRefused) {
+        logger.warn('security event not pushed: the endpoint is not allowed', { clientId, reason: err.message });
         return;
       }
       throw err;
@@ -182,7 +175,13 @@ export function createTransmitter(deps: TransmitterDeps) {
     /** The receiver's poll (RFC 8936): acknowledges, then returns up to maxEvents kept SETs. */
     async poll(clientId: string, request: { ack: string[]; setErrs: Record<string, { err: string; description?: string | undefined }>; maxEvents: number }): Promise<{ sets: Record<string, string>; moreAvailable: boolean }> {
       const done = [...request.ack, ...Object.keys(request.setErrs)];
-      for (const [jti, { err }] of Object.entries(request.setErrs)) logger.warn('security event refused by the receiver', { clientId, jti, reason: err.slice(0, 40) });
+      const refused = Object.values(request.setErrs);
+      // One line per poll, however many it reports: the codes counted, never the receiver's jtis or words.
+      if (refused.length > 0) {
+        const codes: Record<string, number> = {};
+        for (const { err } of refused) codes[setErrorCode(err)] = (codes[setErrorCode(err)] ?? 0) + 1;
+        logger.warn('security events refused by the receiver', { clientId, count: refused.length, codes });
+      }
       if (done.length > 0) await store.run(commands.hdel(), [keys.poll(clientId)], done);
       const all = Object.entries(await store.hgetall(keys.poll(clientId)));
       return { sets: Object.fromEntries(all.slice(0, request.maxEvents)), moreAvailable: all.length > request.maxEvents };

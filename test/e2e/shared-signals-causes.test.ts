@@ -37,13 +37,13 @@ describe('Shared Signals: what each loss of access sends', () => {
     return { async close() { await h.close(); await receiver.close(); } };
   });
   const { api, accountId } = lossOfAccessCalls(() => h);
-  const own = () => `${h.issuer}/secevent/event-type`;
+  const own = 'urn:oidc-signout-notify:secevent:event-type';
   const create = async (config: oidc.Configuration, delivery: Record<string, unknown>) => {
     const { access_token: manage } = await oidc.clientCredentialsGrant(config, { scope: 'ssf.manage' });
     const res = await documentedFetch(`${h.issuer}/ssf/stream`, {
       method: 'POST',
       headers: { authorization: `Bearer ${manage}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ events_requested: [`${CAEP}/session-revoked`, `${RISC}/account-purged`, `${own()}/access-removed`], delivery }),
+      body: JSON.stringify({ events_requested: [`${CAEP}/session-revoked`, `${RISC}/account-purged`, `${own}:access-removed`], delivery }),
     });
     return { status: res.status, body: await res.json() as unknown };
   };
@@ -116,7 +116,7 @@ describe('Shared Signals: what each loss of access sends', () => {
     const from = receiver.pushed.length;
     expect((await api(agent, 'POST', '/sites/ssf-a/remove-access')).status).to.equal(204);
     const [set] = await since(from, 1);
-    expect([set!.type, set!.payload.aud]).to.deep.equal([`${own()}/access-removed`, 'ssf-a']);
+    expect([set!.type, set!.payload.aud]).to.deep.equal([`${own}:access-removed`, 'ssf-a']);
     expect(set!.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: h.issuer, sub: tokens.claims()!.sub });
     expect(set!.event).to.deep.include({ reason_user: { en: 'You removed this site\'s access.' } });
   });

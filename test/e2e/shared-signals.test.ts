@@ -124,13 +124,13 @@ for (const embedded of [false, true]) describe(`Shared Signals transmitter (${em
 
   it('pushes a passkey added, Block site and an organization removal once each, only to a stream that asked for them', async () => {
     const manage = await token(pushSite, 'ssf.manage');
-    const own = `${h.issuer}/secevent/event-type`;
+    const own = 'urn:oidc-signout-notify:secevent:event-type';
     const patched = await call('PATCH', '/ssf/stream', manage, {
       stream_id: streamId,
-      events_requested: [`${CAEP}/session-revoked`, `${CAEP}/credential-change`, `${CAEP}/token-claims-change`, `${own}/site-blocked`, `${own}/access-removed`],
+      events_requested: [`${CAEP}/session-revoked`, `${CAEP}/credential-change`, `${CAEP}/token-claims-change`, `${own}:site-blocked`, `${own}:access-removed`],
     });
     expect(patched.status).to.equal(200);
-    expect(patched.body!.events_delivered).to.deep.equal([`${CAEP}/session-revoked`, `${CAEP}/credential-change`, `${CAEP}/token-claims-change`, `${own}/site-blocked`, `${own}/access-removed`]);
+    expect(patched.body!.events_delivered).to.deep.equal([`${CAEP}/session-revoked`, `${CAEP}/credential-change`, `${CAEP}/token-claims-change`, `${own}:site-blocked`, `${own}:access-removed`]);
     expect(patched.body!.delivery).to.deep.equal({ method: 'urn:ietf:rfc:8935', endpoint_url: receiver.url });
 
     const from = receiver.pushed.length;
@@ -150,7 +150,7 @@ for (const embedded of [false, true]) describe(`Shared Signals transmitter (${em
 
     expect((await api(agent, 'POST', '/sites/ssf-push/block')).status).to.equal(204);
     const [, blocked] = await pushedSince(from, 2);
-    expect(blocked!.type).to.equal(`${own}/site-blocked`);
+    expect(blocked!.type).to.equal(`${own}:site-blocked`);
     expect(blocked!.payload.sub_id).to.deep.equal({ format: 'iss_sub', iss: h.issuer, sub });
     expect(blocked!.event).to.deep.include({ initiating_entity: 'user', reason_user: { en: 'You blocked this site.' } });
     expect(blocked!.payload.txn).to.not.equal(passkey!.payload.txn);

@@ -54,7 +54,7 @@ describe('quick start: node examples/start.ts with no REDIS_URL and no SMTP_URL'
     expect(run.output()).to.include('EMBEDDED IN-MEMORY STORE');
     expect(run.stderr()).to.include('EMBEDDED IN-MEMORY STORE');
     // A localhost issuer lets back-channel logout reach the demo site on localhost, and says so.
-    expect(run.stdout()).to.include('Back-channel logout may reach these hosts on private addresses: localhost.');
+    expect(run.stdout()).to.include('Back-channel logout and Shared Signals push may reach these hosts on private addresses: localhost.');
     // An http issuer: nothing to say about Secure cookies.
     expect(run.output()).to.not.include('COOKIES WITHOUT Secure');
   });

@@ -5,8 +5,9 @@
  * entered, then links, signs in to it and tells the owner (an inbox entry
  * and a letter); an upstream that owns the domain (`trustedEmailDomains`)
  * links at once and tells; addresses compared by addressKey, so
- * `\u212Aate@example.test` is `kate@example.test`'s account; the console's
- * link and unlink are told.
+ * `\u212Aate@example.test` is `kate@example.test`'s account and
+ * `v@bücher.test` is `v@xn--bcher-kva.test`'s; the console's link and
+ * unlink are told.
  */
 import { expect } from 'chai';
 import type { ParsedMail } from 'mailparser';
@@ -227,6 +228,22 @@ describe('linking that asks first: an upstream\'s verified address of an existin
       expect(res.body).to.include('<strong>kate@example.test</strong>');
       expect(await linksOf(kateId)).to.deep.equal([]);
       expect(await h.redis!.exists(`${h.prefix}account-email:{${email}}`)).to.equal(0);
+    }
+  });
+
+  it('v@bücher.test from an upstream finds the v@xn--bcher-kva.test account, boss@corp.test. the boss@corp.test one: asked first, never a second account', async () => {
+    for (const [registered, vouched] of [['v@xn--bcher-kva.test', 'v@bücher.test'], ['boss@corp.test', 'Boss@Corp.test.']] as const) {
+      const owner = await signIn(h, config, new Agent(), registered);
+      const ownerId = String(claimsOf(owner.tokens).sub);
+      const sub = `idna-${registered}`;
+      upstream.people.set(sub, { email: vouched, email_verified: true });
+      const { res } = await throughUpstream(new Agent(), sub);
+      expect(h1(res), vouched).to.equal(t('en', 'link_first.title'));
+      // The code would go to the account's own address.
+      expect(res.body).to.include(`<strong>${registered}</strong>`);
+      expect(await linksOf(ownerId)).to.deep.equal([]);
+      expect((await h.reference.accounts.findByEmail(vouched))!.accountId).to.equal(ownerId);
+      expect(await h.redis!.exists(`${h.prefix}account-email:{${vouched.toLowerCase()}}`)).to.equal(0);
     }
   });
 

@@ -7,8 +7,8 @@
  */
 import { expect } from 'chai';
 
-import { addressKey, createAccounts, looksLikeAddress, normalizeEmail } from '../../examples/reference/accounts.ts';
-import { normalizeDomain, trustedDomain, type Upstream } from '../../examples/reference/upstreams.ts';
+import { addressKey, addressKeyForms, createAccounts, looksLikeAddress, normalizeDomain, normalizeEmail } from '../../examples/reference/accounts.ts';
+import { trustedDomain, type Upstream } from '../../examples/reference/upstreams.ts';
 import { claim, hset } from '../../src/store-kit.ts';
 import { STORE_KINDS, uniquePrefix } from '../helpers/redis.ts';
 
@@ -23,6 +23,21 @@ describe('addresses, names and trusted domains of the reference provider', () =>
     expect(addressKey('ΌΣΟΣ@example.test')).to.equal(addressKey('όσος@example.test')).and.equal(addressKey('όσοσ@example.test'));
     expect(addressKey('kate@example.test')).to.not.equal(addressKey('kāte@example.test'));
     expect(normalizeEmail(' Straße@Example.test ')).to.equal('straße@example.test');
+  });
+
+  it('keys the domain in its IDNA (ASCII) form without a trailing dot, and knows the keys the same address had before', () => {
+    for (const spelling of ['v@bücher.test', 'V@BÜCHER.TEST', 'v@xn--bcher-kva.test', 'v@bücher.test.', ' v@XN--BCHER-KVA.test. ', 'v@ｂücher.test']) {
+      expect(addressKey(spelling), spelling).to.equal('v@xn--bcher-kva.test');
+    }
+    expect(addressKey('boss@corp.test.')).to.equal('boss@corp.test');
+    // The part before the @ is folded (ß -> ss), the domain is IDNA's (faß.de is not fass.de).
+    expect(addressKey('Straße@faß.de')).to.equal('strasse@xn--fa-hia.de');
+    expect(addressKey('straße@fass.de')).to.not.equal(addressKey('straße@faß.de'));
+    // A domain that is no domain name is folded as before.
+    expect(addressKey('Kate@Localhost')).to.equal('kate@localhost');
+    expect(addressKeyForms('v@xn--bcher-kva.test')).to.include.members(['v@xn--bcher-kva.test', 'v@bücher.test', 'v@xn--bcher-kva.test.', 'v@bücher.test.']);
+    expect(addressKeyForms('Straße@faß.de')).to.include.members(['strasse@xn--fa-hia.de', 'strasse@fass.de', 'straße@faß.de']);
+    expect(addressKeyForms('kate@example.test')).to.deep.equal(['kate@example.test', 'kate@example.test.']);
   });
 
   it('a name looks like an address when it holds an @ after NFKC (FULLWIDTH and SMALL COMMERCIAL AT too)', () => {
@@ -67,6 +82,20 @@ for (const kind of STORE_KINDS) {
       // The address letters go to is the one the account was made with.
       expect((await accounts.findOrCreate('STRASSE@example.test')).email).to.equal('strasse@example.test');
       expect((await accounts.findOrCreate('straße@example.test')).email).to.equal('strasse@example.test');
+    });
+
+    it('finds an account under a key of the form before the domain\'s IDNA form, whichever spelling asks, and adds no second one', async () => {
+      for (const [stored, id, asking] of [
+        ['w@bücher.test', 'old-idna-1', ['w@xn--bcher-kva.test', 'W@Bücher.test.', 'w@bücher.test']],
+        ['boss@corp.test.', 'old-dot-1', ['boss@corp.test', 'Boss@Corp.Test.']],
+      ] as const) {
+        await made.store.run(hset(), [`${made.store.prefix}account:{${id}}`], ['email', stored, 'createdAt', 1]);
+        await made.store.run(claim(), [`${made.store.prefix}account-email:{${stored}}`], [id]);
+        for (const address of asking) {
+          expect((await accounts.findByEmail(address))?.accountId, address).to.equal(id);
+          expect(await accounts.claim(address), address).to.deep.include({ created: false });
+        }
+      }
     });
 
     it('finds an account under the key of the form before addressKey (trim and lower-case only), and adds no second one', async () => {

@@ -1,6 +1,7 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 
 import { PluginError } from '../../http/errors.ts';
+import { tooMany } from '../../http/rate-limit.ts';
 import type { ContactLookup } from '../../host.ts';
 import type { Category, SkipReason } from '../../notify/categories.ts';
 import type { LetterQueue } from '../../notify/letters.ts';
@@ -23,10 +24,6 @@ export interface DeliverDeps {
   limits: NotifyLimits;
 }
 
-const tooMany = (ctx: Context, retryAfterMs: number, who: string) => {
-  ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-  return new PluginError('rate_limited', `too many notifications ${who}; retry later`);
-};
 
 /**
  * Step 3: the message delivered. On the site's keys an earlier answer for
@@ -52,11 +49,11 @@ export function deliver(deps: DeliverDeps): Middleware<NotifyState> {
       ctx.body = JSON.parse(site.answer) as NotificationResult;
       return;
     }
-    if (site.step === 'rate') throw tooMany(ctx, site.retryAfterMs, 'from this site');
+    if (site.step === 'rate') throw tooMany(ctx, site.retryAfterMs, 'too many notifications from this site; retry later');
     // Made only when thrown: an error's stack trace costs more than the rest of this step.
     const notConnected = () => new PluginError('not_connected', 'this person has not signed in to this site, or has revoked its access');
     if (!site.accountId || !person || person.outcome === 'not_connected') throw notConnected();
-    if (person.outcome === 'rate') throw tooMany(ctx, person.retryAfterMs, 'to this person');
+    if (person.outcome === 'rate') throw tooMany(ctx, person.retryAfterMs, 'too many notifications to this person; retry later');
     const { accountId, id } = site;
 
     let result: NotificationResult;

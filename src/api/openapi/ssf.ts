@@ -77,9 +77,9 @@ export const SSF_OPENAPI_PATHS: ZodOpenApiPathsObject = {
   },
   [SSF_PATHS.poll]: {
     post: {
-      operationId: 'ssfPoll', summary: 'Acknowledge SETs and fetch the next ones (RFC 8936)', security: read,
+      operationId: 'ssfPoll', summary: 'Acknowledge SETs and fetch the next ones (RFC 8936); at most 60 polls a minute per site', security: read,
       requestBody: { required: true, ...json(pollRequest) },
-      responses: { 200: { description: 'The SETs waiting, by jti.', ...json(pollResponse) }, ...errors(['invalid_request', 'not_found']) },
+      responses: { 200: { description: 'The SETs waiting, by jti: at most maxEvents, and never more than 100.', ...json(pollResponse) }, ...errors(['invalid_request', 'not_found', 'rate_limited']) },
     },
   },
 };

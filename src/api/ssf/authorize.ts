@@ -20,7 +20,8 @@ type TokenLike = { clientId?: string; scope?: string; isValid?: boolean; isExpir
  * The receiver's access token (RFC 6750, in the Authorization header only,
  * never the query): a client-credentials token the provider issued, found by
  * its own model, unexpired, of a confidential site, with one of the scopes
- * the route needs (`ssf.manage` for changes). A person's access token is
+ * the route needs (`ssf.manage` for changes), which the site's `scope`
+ * metadata lists. A person's access token is
  * never one, whatever its scopes: it travels to the site's resource servers,
  * and whoever holds it must not pause or repoint the stream through which
  * the site hears of every loss of access.
@@ -34,7 +35,9 @@ export function bearer(provider: Provider, scopes: readonly string[]): Middlewar
     if (!found?.clientId || found.isValid === false || found.isExpired) throw invalidToken('the access token is not valid');
     const client = await provider.Client.find(found.clientId).catch(() => undefined);
     if (!client || client.clientAuthMethod === 'none') throw invalidToken('the access token is not valid');
-    const granted = new Set((found.scope ?? '').split(' '));
+    // A scope counts only while the site's metadata still lists it (a token minted before its scope was taken away).
+    const listed = new Set((client.scope ?? '').split(' '));
+    const granted = new Set((found.scope ?? '').split(' ').filter((scope) => listed.has(scope)));
     if (!scopes.some((scope) => granted.has(scope))) {
       throw Object.assign(new PluginError('insufficient_scope', `the access token needs the scope ${scopes.join(' or ')}`), { wwwAuthenticate: challenge('insufficient_scope', scopes[0]) });
     }

@@ -5,24 +5,29 @@ import type Provider from 'oidc-provider';
 import type { Logger } from '../../host.ts';
 import { readJson } from '../../http/body.ts';
 import { jsonErrors, PluginError } from '../../http/errors.ts';
+import { tooMany, withinRate, type RateLimit } from '../../http/rate-limit.ts';
 import { validate } from '../../http/validate.ts';
-import type { Streams } from '../../ssf/streams.ts';
+import { POLL, type Streams } from '../../ssf/streams.ts';
 import type { Transmitter } from '../../ssf/transmitter.ts';
+import type { Store } from '../../store/store.ts';
 import { bearer, SSF_MANAGE, SSF_READ, type SsfState } from './authorize.ts';
 import { SSF_PATHS, ssfConfiguration } from './configuration.ts';
-import { pollRequest, streamCreateRequest, streamStatusRequest, streamUpdateRequest, verificationRequest } from './schemas.ts';
+import { POLL_MAX_EVENTS, pollRequest, streamCreateRequest, streamStatusRequest, streamUpdateRequest, verificationRequest } from './schemas.ts';
 import { settingsFrom, streamAnswer, unknownStream } from './stream-answer.ts';
 
 export interface SsfRouteDeps {
   provider: Provider;
+  store: Store;
   streams: Streams;
   transmitter: Transmitter;
   logger: Logger;
-  /** Hosts a push may go to over http (the plugin's allowPrivateFetchHosts). */
+  /** Hosts a push may go to over http or on a private address (the plugin's allowPrivateFetchHosts). */
   allowPrivateFetchHosts: string[];
 }
 
 const MAX_BODY_BYTES = 16 * 1024;
+/** Polls per site (its one stream) per minute: a receiver that polls in a loop waits, told by Retry-After. */
+export const POLL_RATE: RateLimit = { limit: 60, windowMs: 60_000 };
 
 /**
  * The Shared Signals transmitter's endpoints (SSF 1.0 sections 7 and 8,
@@ -78,8 +83,9 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       const stream = await own(ctx.state.clientId, asked.stream_id);
       const replace = method === 'put';
       const settings = settingsFrom(provider.issuer, asked, replace ? undefined : stream, privateHosts);
-      if (!(await streams.change(ctx.state.clientId, stream, settings, replace))) throw unknownStream();
-      ctx.body = streamAnswer(provider.issuer, { ...stream, ...settings });
+      const changed = await streams.change(ctx.state.clientId, stream, settings, replace);
+      if (!changed) throw unknownStream();
+      ctx.body = streamAnswer(provider.issuer, changed);
     });
   }
 
@@ -111,17 +117,19 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
     const asked = await body(ctx, verificationRequest);
     const stream = await own(ctx.state.clientId, asked.stream_id);
     if ((await transmitter.verify(stream, asked.state)) === 'too_soon') {
-      ctx.set('Retry-After', String(stream.min_verification_interval));
-      throw new PluginError('rate_limited', `at most one verification every ${stream.min_verification_interval} seconds`);
+      throw tooMany(ctx, stream.min_verification_interval * 1000, `at most one verification every ${stream.min_verification_interval} seconds`);
     }
     ctx.status = 204;
   });
 
+  // RFC 8936 section 2.2: maxEvents is an upper bound, so a larger one gets at most POLL_MAX_EVENTS (and moreAvailable).
   router.post(SSF_PATHS.poll, ...read, async (ctx) => {
+    await withinRate(ctx, deps.store, streams.keys.polls(ctx.state.clientId), POLL_RATE, `at most ${POLL_RATE.limit} polls every ${POLL_RATE.windowMs / 1000} seconds`);
     const asked = await body(ctx, pollRequest);
     const stream = await own(ctx.state.clientId, undefined);
-    if (stream.delivery.method !== 'urn:ietf:rfc:8936') throw new PluginError('invalid_request', 'this stream delivers by push');
-    ctx.body = await transmitter.poll(ctx.state.clientId, { ack: asked.ack ?? [], setErrs: asked.setErrs ?? {}, maxEvents: asked.maxEvents ?? 100 });
+    if (stream.delivery.method !== POLL) throw new PluginError('invalid_request', 'this stream delivers by push');
+    const maxEvents = Math.min(asked.maxEvents ?? POLL_MAX_EVENTS, POLL_MAX_EVENTS);
+    ctx.body = await transmitter.poll(ctx.state.clientId, { ack: asked.ack ?? [], setErrs: asked.setErrs ?? {}, maxEvents });
   });
 
   return router;

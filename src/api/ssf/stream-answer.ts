@@ -1,15 +1,14 @@
-import { BlockList, isIP } from 'node:net';
-
 import { errors } from 'oidc-provider';
 
 import { PluginError } from '../../http/errors.ts';
-import { supportedEventTypes } from '../../ssf/event-types.ts';
+import { DEFAULT_EVENT_TYPES, supportedFor } from '../../ssf/event-types.ts';
+import { refusedEndpoint } from '../../ssf/push.ts';
 import { DEFAULT_MIN_VERIFICATION_INTERVAL, POLL, PUSH, type Stream, type StreamSettings } from '../../ssf/streams.ts';
 import { SSF_PATHS } from './configuration.ts';
 
 /** A stream as the receiver reads it (SSF 1.0 section 8.1.1); the authorization header is never shown back. */
 export function streamAnswer(issuer: string, stream: Stream) {
-  const supported = supportedEventTypes(issuer);
+  const supported = supportedFor(stream.events_requested, issuer);
   return {
     stream_id: stream.stream_id,
     iss: issuer,
@@ -26,18 +25,6 @@ export function streamAnswer(issuer: string, stream: Stream) {
 /** 404 for a stream id that is not the site's stream's. */
 export const unknownStream = () => new PluginError('not_found', 'no such stream');
 
-/** Loopback, private, link-local and unique-local addresses: a push goes there only to a host the service allows. */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['::ffff:0:0', 96]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
-
-function privateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const family = isIP(host);
-  return family !== 0 && PRIVATE.check(host, family === 4 ? 'ipv4' : 'ipv6');
-}
-
 type Asked = {
   events_requested?: string[] | undefined;
   delivery?: { method: string; endpoint_url?: string | undefined; authorization_header?: string | undefined } | undefined;
@@ -48,8 +35,8 @@ type Asked = {
 /**
  * The settings a create, update or replace asks for, on top of `base` (an
  * update's stream; nothing for a create or replace). Push needs the
- * receiver's endpoint (https, or http to a host the service allows private
- * fetches to); poll's endpoint is the service's own.
+ * receiver's endpoint, as push.ts refusedEndpoint allows it (each push is
+ * checked again where the name resolves); poll's endpoint is the service's own.
  */
 export function settingsFrom(issuer: string, asked: Asked, base: StreamSettings | undefined, privateHosts: ReadonlySet<string>): StreamSettings {
   const delivery = asked.delivery ?? base?.delivery ?? { method: POLL };
@@ -57,9 +44,8 @@ export function settingsFrom(issuer: string, asked: Asked, base: StreamSettings 
   if (delivery.method === PUSH) {
     if (!delivery.endpoint_url) throw new errors.InvalidRequest('delivery.endpoint_url: is required for push delivery');
     const url = new URL(delivery.endpoint_url);
-    const allowed = privateHosts.has(url.hostname.toLowerCase());
-    if (url.protocol !== 'https:' && !allowed) throw new errors.InvalidRequest('delivery.endpoint_url: must be https');
-    if (privateHost(url.hostname) && !allowed) throw new errors.InvalidRequest('delivery.endpoint_url: a private address (allowed only for the hosts in allowPrivateFetchHosts)');
+    const refused = refusedEndpoint(url, privateHosts);
+    if (refused) throw new errors.InvalidRequest(`delivery.endpoint_url: ${refused}`);
     settled = { method: PUSH, endpoint_url: url.href, ...(delivery.authorization_header ? { authorization_header: delivery.authorization_header } : {}) };
   } else {
     if (delivery.authorization_header) throw new errors.InvalidRequest('delivery.authorization_header: only for push delivery');
@@ -67,8 +53,8 @@ export function settingsFrom(issuer: string, asked: Asked, base: StreamSettings 
   }
   const description = asked.description ?? base?.description;
   return {
-    // A create without events_requested asks for every event the service sends.
-    events_requested: asked.events_requested ?? base?.events_requested ?? supportedEventTypes(issuer),
+    // Without events_requested (a create, or a replace that deletes it): the standard events the service sends.
+    events_requested: asked.events_requested ?? base?.events_requested ?? [...DEFAULT_EVENT_TYPES],
     delivery: settled,
     ...(description !== undefined ? { description } : {}),
     min_verification_interval: asked.min_verification_interval ?? base?.min_verification_interval ?? DEFAULT_MIN_VERIFICATION_INTERVAL,
