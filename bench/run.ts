@@ -8,7 +8,7 @@
  *
  *   A  oidc-provider + the plugin on Redis      (child process, bench/server-process.ts)
  *   B  oidc-provider + unbounded memory adapter (child process)
- *   C  oidc-provider + naive Redis adapter      (child process, bench/naive-redis-adapter.ts)
+ *   C  oidc-provider + naive Redis adapter      (child process, adapters/previous/example-redis.ts)
  *   D  B + N PINGs per request, A's N           (child process; operations 1-4 only)
  *   (one host on all four: bench/host.ts, bench/servers.ts)
  *   the SMTP sink that counts letters            (child process, bench/sink-process.ts)

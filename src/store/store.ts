@@ -287,6 +287,11 @@ export class MemoryStore extends CountingStore implements Store {
   }
 }
 
+/** A glob (SCAN MATCH) that matches the text literally. */
+export function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
 /** SCAN's MATCH as a regular expression: `*`, `?`, and `\\x` for a literal x (no classes: the plugin uses none). */
 function globToRegExp(glob: string): RegExp {
   const body = glob.replace(/\\(.)|([*?])|([.+^${}()|[\]\\])/gs, (_m, escaped?: string, wild?: string, special?: string) => {
