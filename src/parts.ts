@@ -126,7 +126,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const adopted = options.previousAdapter && createAdoption({
     store, inner: storeAdapter, logger, lifetimes: { clockTolerance: options.clockTolerance, defaultTtl: options.defaultTtl },
     previousAdapter: options.previousAdapter, closesAt: options.adoption.closesAt?.getTime(), records: options.adoption.records,
-    checkEveryMs: options.adoption.checkEveryMs, subject: (accountId, clientId) => subjectAt(accountId, clientId),
+    checkEveryMs: options.adoption.checkEveryMs, subject: (accountId, clientId, via) => subjectAt(accountId, clientId, via),
   });
   const ownAdapter = adopted ? adopted.adapter : storeAdapter;
   // The console's own client is answered by the adapter (its redirect URI needs the issuer).
@@ -205,9 +205,9 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
   const streams = createStreams(store);
   const signingProvider = () => providers.attached ?? providers.forLetters;
-  /** The `sub` a person has at a site, as in its ID tokens (pairwise included). */
-  const subjectAt = async (accountId: string, clientId: string) => {
-    const provider = signingProvider();
+  /** The `sub` a person has at a site, as in its ID tokens (pairwise included); `via` a provider of the caller's (the import's). */
+  const subjectAt = async (accountId: string, clientId: string, via?: Provider) => {
+    const provider = via ?? signingProvider();
     const client = await provider?.Client.find(clientId).catch(() => undefined);
     return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
   };

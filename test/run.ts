@@ -48,6 +48,8 @@ const CLUSTER_SUITE = [
   'test/e2e/shared-signals.test.ts',
   'test/e2e/delete-account.test.ts',
   'test/e2e/adopt.test.ts',
+  'test/e2e/adopt-race.test.ts',
+  'test/e2e/adopt-import.test.ts',
   'test/cluster/*.cluster.ts',
 ];
 const MOCHA_ARGS = ['--no-config', '--extension', 'ts', '--timeout', '30000', '--exit'];

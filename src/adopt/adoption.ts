@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 
 import { adapterKeys, type StoreAdapter } from '../../adapters/store-adapter.ts';
@@ -47,7 +48,8 @@ export interface AdoptionDeps {
   closesAt: number | undefined;
   records: RecordSourceInput | undefined;
   checkEveryMs: number;
-  subject: (accountId: string, clientId: string) => Promise<string | undefined>;
+  /** The `sub` the person has at the site (pairwise included), through `via` when given, else the provider the plugin serves. */
+  subject: (accountId: string, clientId: string, via?: Provider) => Promise<string | undefined>;
 }
 
 /** The adoption's parts: the adapter that reads through, the endings that reach the previous store, the import. */
@@ -90,7 +92,7 @@ export function createAdoption(deps: AdoptionDeps) {
         },
       };
     },
-    importRecords: createImport({ store, adopt, previous, move, removals, window, records, lifetimes: deps.lifetimes }),
+    importRecords: createImport({ store, adopt, previous, move, removals, graceMs: GRACE_MS, window, records, lifetimes: deps.lifetimes }),
     counts: () => ({ lookups, moved: Object.fromEntries(moved) }),
   };
 

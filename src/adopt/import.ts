@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import * as commands from '../store/commands.ts';
@@ -23,6 +24,12 @@ export interface ImportOptions {
   signal?: AbortSignal | undefined;
   /** Runs again although an earlier import finished (from the start). */
   again?: boolean | undefined;
+  /**
+   * The provider made with the service's configuration, in a process that
+   * serves none (a command): the sites' subjects (pairwise included) are
+   * computed through it. Default: the provider the plugin is attached to.
+   */
+  provider?: Provider | undefined;
 }
 
 /** The counts of an import, over every run of it (a run that resumes adds to them); a dry run's of that run. */
@@ -48,7 +55,7 @@ export interface ImportProgress {
   perSecond: number;
   /** Seconds left at this run's rate, when the total is known. */
   etaSeconds: number | undefined;
-  /** The listing's position after the last page recorded (a later run resumes there). */
+  /** The listing's position after the last page handled (a run cut short resumes at the last one recorded, a grace period behind). */
   checkpoint: string | undefined;
   startedAt: number;
   /** When the import finished (the window closed then), or undefined. */
@@ -74,19 +81,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * listing is done and the last previous copies are removed, the import is
  * recorded finished and the window closes in every instance.
  */
-export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (model: string) => Adapter; move: Move; removals: Removals; window: AdoptionWindow; records: RecordSource | undefined; lifetimes: { clockTolerance: number; defaultTtl: number } }) {
+export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (model: string) => Adapter; move: Move; removals: Removals; graceMs: number; window: AdoptionWindow; records: RecordSource | undefined; lifetimes: { clockTolerance: number; defaultTtl: number } }) {
   const { store, adopt } = deps;
 
   async function recorded(): Promise<Partial<Record<string, string>>> {
     return store.hgetall(adopt.progress);
   }
 
-  async function one(record: PreviousRecordId, dryRun: boolean): Promise<keyof Counts> {
+  async function one(record: PreviousRecordId, dryRun: boolean, via: Provider | undefined): Promise<keyof Counts> {
     try {
       const payload: AdapterPayload | undefined = (await deps.previous(record.model).find(record.id)) || undefined;
       if (!payload) return 'gone';
       if (dryRun) return found(payload, deps.lifetimes).lifetimeMs === 0 ? 'expired' : 'moved';
-      return OUTCOME[await deps.move.move(record.model, record.id, payload)];
+      return OUTCOME[await deps.move.move(record.model, record.id, payload, via)];
     } catch {
       return 'failed';
     }
@@ -119,13 +126,21 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
       return { ...progress, dryRun };
     };
 
+    // A page is recorded done once the previous copies it moved are removed (a grace period after its
+    // moves): a run cut short resumes before any page whose copies may still be there, and meets them
+    // again as moved already (then removed).
+    const waiting: { checkpoint: string | undefined; counts: Counts; due: number }[] = [];
+    const record = async (page: { checkpoint: string | undefined; counts: Counts; due: number }) => {
+      await deps.removals.through(page.due);
+      await store.run(commands.hset(), [adopt.progress], [...COUNTS.flatMap((name) => [name, page.counts[name]]), 'checkpoint', page.checkpoint ?? '']);
+    };
     for await (const page of source.pages(checkpoint)) {
       for (let i = 0; i < page.records.length; i += concurrency) {
         const chunk = page.records.slice(i, i + concurrency);
         // Paced: this run never handles more than perSecond records a second.
         const due = run.startedMs + ((run.seen + chunk.length) / perSecond) * 1000;
         if (due > Date.now()) await sleep(due - Date.now());
-        for (const outcome of await Promise.all(chunk.map((record) => one(record, dryRun)))) {
+        for (const outcome of await Promise.all(chunk.map((record) => one(record, dryRun, options.provider)))) {
           counts[outcome] += 1;
           if (outcome === 'failed') run.failed += 1;
         }
@@ -133,12 +148,16 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
         run.seen += chunk.length;
       }
       checkpoint = page.checkpoint || undefined;
-      if (!dryRun) await store.run(commands.hset(), [adopt.progress], [...COUNTS.flatMap((name) => [name, counts[name]]), 'checkpoint', checkpoint ?? '']);
+      if (!dryRun) {
+        waiting.push({ checkpoint, counts: { ...counts }, due: Date.now() + deps.graceMs });
+        while (waiting.length > 0 && waiting[0]!.due <= Date.now()) await record(waiting.shift()!);
+      }
       report();
-      if (options.signal?.aborted) return report();
+      if (options.signal?.aborted) break;
     }
     if (dryRun) return report();
-    // The last copies go after their grace period; then the window closes everywhere.
+    for (const page of waiting) await record(page);
+    if (options.signal?.aborted) return report();
     await deps.removals.settled();
     if (run.failed > 0) {
       // Not finished: the next run goes over the whole listing again (what moved is met as gone or moved already).

@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import { CREDENTIALS, GRANTABLE, withoutId, type AdapterKeys } from '../../adapters/keys.ts';
@@ -26,8 +27,8 @@ export interface MoveDeps {
   lifetimes: { clockTolerance: number; defaultTtl: number };
   /** The plugin's own revocation of a grant (tombstone, its records taken). */
   revokeGrant: (grantId: string) => Promise<void>;
-  /** The `sub` the person has at the site (pairwise included), when the provider knows the site. */
-  subject: (accountId: string, clientId: string) => Promise<string | undefined>;
+  /** The `sub` the person has at the site (pairwise included), when the provider (`via`, else the plugin's) knows the site. */
+  subject: (accountId: string, clientId: string, via?: Provider) => Promise<string | undefined>;
   removals: Removals;
   graceMs: number;
   logger: Logger;
@@ -76,7 +77,7 @@ export function createMove(deps: MoveDeps) {
   }
 
   /** A grant's place beside it; false when Block site (or Remove access, or a theft) ended it while it waited. */
-  async function besideGrant(grantId: string, payload: AdapterPayload, lifetimeMs: number): Promise<boolean> {
+  async function besideGrant(grantId: string, payload: AdapterPayload, lifetimeMs: number, via: Provider | undefined): Promise<boolean> {
     const { accountId, clientId } = payload as { accountId?: string; clientId?: string };
     if (!accountId || !clientId) return true;
     const now = Date.now();
@@ -85,7 +86,7 @@ export function createMove(deps: MoveDeps) {
     if (clientId === CONSOLE_CLIENT_ID) return true;
     const scope = (payload.openid as { scope?: string } | undefined)?.scope ?? '';
     const [sub] = await Promise.all([
-      deps.subject(accountId, clientId).catch(() => undefined),
+      deps.subject(accountId, clientId, via).catch(() => undefined),
       store.run(adoptSite(), [sites.sites(accountId)], [clientId, (seconds(payload.iat) ?? now / 1000) * 1000, scope]),
     ]);
     if (sub) await store.run(commands.hset(), [sites.subjects(clientId)], [sub, accountId]);
@@ -127,30 +128,31 @@ export function createMove(deps: MoveDeps) {
   }
 
   /** The token's grant, and its session when it is bound to one, are moved first when they are still in the previous store. */
-  async function ensureAround(payload: AdapterPayload): Promise<void> {
+  async function ensureAround(payload: AdapterPayload, via: Provider | undefined): Promise<void> {
     const grantId = typeof payload.grantId === 'string' ? payload.grantId : undefined;
     const sessionUid = payload.expiresWithSession && typeof payload.sessionUid === 'string' ? payload.sessionUid : undefined;
     await Promise.all([
       grantId && store.hmget(keys.record('Grant', grantId), ['p']).then(async ([p]) => {
         if (p != null) return;
         const grant = await deps.previous('Grant').find(grantId);
-        if (grant) await move('Grant', grantId, grant);
+        if (grant) await move('Grant', grantId, grant, via);
       }),
       sessionUid && store.hmget(keys.sessionUid(sessionUid), ['p']).then(async ([p]) => {
         if (p != null) return;
         const session = await deps.previous('Session').findByUid(sessionUid);
-        if (session && typeof session.jti === 'string') await move('Session', session.jti, session);
+        if (session && typeof session.jti === 'string') await move('Session', session.jti, session, via);
       }),
     ]);
   }
 
-  async function move(model: string, id: string, raw: AdapterPayload): Promise<MoveOutcome> {
+  /** `via`: the provider whose configuration gives a site's subjects, when the plugin serves none in this process (the import). */
+  async function move(model: string, id: string, raw: AdapterPayload, via?: Provider): Promise<MoveOutcome> {
     const { payload, consumedAt, lifetimeMs } = found(raw, deps.lifetimes);
     if (lifetimeMs === 0) {
       await deps.removals.now(model, id);
       return 'expired';
     }
-    if (GRANTABLE.has(model)) await ensureAround(payload);
+    if (GRANTABLE.has(model)) await ensureAround(payload, via);
     if (model === 'Grant' && await personSiteEnded(payload)) {
       await refuseGrant(id, lifetimeMs);
       return 'refused';
@@ -171,7 +173,7 @@ export function createMove(deps: MoveDeps) {
     if (outcome === 'moved') {
       deps.moved.set(model, (deps.moved.get(model) ?? 0) + 1);
       let kept = true;
-      if (model === 'Grant') kept = await besideGrant(id, payload, lifetimeMs);
+      if (model === 'Grant') kept = await besideGrant(id, payload, lifetimeMs, via);
       else if (model === 'Session') await besideSession(payload);
       else if (GRANTABLE.has(model) && typeof payload.grantId === 'string') kept = await besideToken(key, payload.grantId, lifetimeMs);
       if (!kept && model === 'Grant') await refuseGrant(id, lifetimeMs);
@@ -182,8 +184,9 @@ export function createMove(deps: MoveDeps) {
       deps.removals.later(model, id);
       return 'here';
     }
-    // Moved before: a copy the removal missed (a process that ended) goes now; a recent one its mover removes.
+    // Moved before: a copy its mover's removal missed (a process that ended) goes now, or when the mover's would have.
     if (outcome > deps.graceMs) await deps.removals.now(model, id);
+    else deps.removals.later(model, id, deps.graceMs - outcome);
     return 'moved_before';
   }
 

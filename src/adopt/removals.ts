@@ -48,14 +48,25 @@ export function createRemovals(deps: { previous: (model: string) => Adapter; log
   }
 
   return {
-    /** The previous copy goes after the grace period. */
-    later(model: string, id: string): void {
-      queue.push({ model, id, due: Date.now() + deps.graceMs });
+    /** The previous copy goes after the grace period (or `inMs`). */
+    later(model: string, id: string, inMs = deps.graceMs): void {
+      const due = Date.now() + inMs;
+      let at = queue.length;
+      while (at > 0 && queue[at - 1]!.due > due) at -= 1;
+      queue.splice(at, 0, { model, id, due });
       schedule();
     },
     /** The previous copy goes now (it expired, or moved long enough ago). */
     now(model: string, id: string): Promise<void> {
       return remove([{ model, id }]);
+    },
+    /** Makes every removal due by `time` (ms), once it is due: what an import records as done is removed first. */
+    async through(time: number): Promise<void> {
+      if (time > Date.now()) await new Promise((resolve) => setTimeout(resolve, time - Date.now()));
+      if (draining) await draining;
+      let n = 0;
+      while (n < queue.length && queue[n]!.due <= time) n += 1;
+      await remove(queue.splice(0, n));
     },
     /** Waits until every removal asked for so far is made (the last one's grace period included). */
     async settled(): Promise<void> {

@@ -27,6 +27,8 @@ export interface PreviousStore {
   records: RecordSourceInput;
   /** What the service did beside oidc-provider before the switch (0.1.0: Connected sites at each sign-in). */
   beforeProvider?: (provider: Provider) => void;
+  /** The example Redis layout's key prefix (that store only). */
+  redisPrefix?: string;
   /** The plugin's key prefix (the 0.1.0 layout shares it with the previous store). */
   pluginPrefix: string;
   /** Lookups the previous store was asked (find, findByUid, findByUserCode). */
@@ -63,7 +65,7 @@ export async function previousStore(kind: PreviousKindName, name: string, plugin
     const host = hostRedisAdapter(prefix);
     const plain = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
     return {
-      before: host.Adapter, previousAdapter: host.Adapter, records: exampleRedisRecords(plain, { prefix }), pluginPrefix,
+      before: host.Adapter, previousAdapter: host.Adapter, records: exampleRedisRecords(plain, { prefix }), pluginPrefix, redisPrefix: prefix,
       lookups: host.lookups,
       holds: async (model, id) => (await plain.exists(`${prefix}${model}:${id}`)) === 1,
       naming: async (text) => {
