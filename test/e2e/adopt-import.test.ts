@@ -76,7 +76,8 @@ describe(`the bulk import of ${(SIGN_INS + REFRESH) * 3} records of the example 
         const token = any ? accessTokens[(i * 7919) % accessTokens.length]! : live[i % live.length]!;
         const started = process.hrtime.bigint();
         const answer = await introspect(host.issuer, CLIENT, token, 'access_token');
-        if (!any && state.phase !== 'stop') latencies[state.phase].push(Number(process.hrtime.bigint() - started) / 1e6);
+        const phase = state.phase as keyof typeof latencies | 'stop';
+        if (!any && phase !== 'stop') latencies[phase].push(Number(process.hrtime.bigint() - started) / 1e6);
         if (answer.active !== true) wrong.push(token);
         await sleep(5);
       }
