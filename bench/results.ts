@@ -3,6 +3,7 @@
  * the arithmetic on it, shared by the orchestration, the targets
  * (bench/targets.ts) and the report.
  */
+import type { AdoptionResult } from './ops/adoption.ts';
 import { percentiles, type Latency, type RunResult } from './ops/run-result.ts';
 import type { IoredisCost } from './ops/ioredis-cost.ts';
 import type { HttpOp, HttpOpName } from './ops/oauth.ts';
@@ -171,6 +172,8 @@ export interface Collected {
   unfillSeconds: number;
   growthRetries: number;
   stealRetries: string[];
+  /** The adoption window (bench/ops/adoption.ts). */
+  adoption?: AdoptionResult;
 }
 
 export const emptyCollected = (): Collected => ({
