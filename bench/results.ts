@@ -3,7 +3,6 @@
  * the arithmetic on it, shared by the orchestration, the targets
  * (bench/targets.ts) and the report.
  */
-import type { AdoptionResult } from './ops/adoption.ts';
 import { percentiles, type Latency, type RunResult } from './ops/run-result.ts';
 import type { IoredisCost } from './ops/ioredis-cost.ts';
 import type { HttpOp, HttpOpName } from './ops/oauth.ts';
@@ -190,4 +189,24 @@ export interface ReportInput extends Collected {
   loadBefore: number[];
   ticksBefore: Ticks;
   constants: { STEAL_LIMIT: number; MAX_RETRIES: number; GROWTH_BATCH: number; SMALL_FILLER: number; INBOX_PAGE: number; growthReps: number };
+}
+
+/** The adoption case (bench/ops/adoption.ts). */
+export interface AdoptionRow {
+  case: string;
+  /** Per request, one at a time. */
+  storeCommands: number;
+  storeRoundTrips: number;
+  previousLookups: number;
+  latency: Latency;
+  /** Median of the timed rounds (right answers per second). */
+  rps: number;
+  failures: number;
+}
+
+export interface AdoptionResult {
+  rows: AdoptionRow[];
+  /** Moved over native, the median of the rounds' ratios. */
+  ratio: number;
+  rounds: number;
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
-import { globLiteral } from '../../src/store/store.ts';
+import { globLiteral } from '../../src/store/glob.ts';
 import { MODELS, type PreviousRecordId, type RecordSource } from './types.ts';
 
 /** Models whose records the example lists under their grant. */

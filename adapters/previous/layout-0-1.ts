@@ -2,7 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import * as commands from '../../src/store/commands.ts';
-import { globLiteral, RedisStore } from '../../src/store/store.ts';
+import { globLiteral } from '../../src/store/glob.ts';
+import { RedisStore } from '../../src/store/store.ts';
 import { CREDENTIALS } from '../keys.ts';
 import type { PreviousRecordId, RecordSource } from './types.ts';
 

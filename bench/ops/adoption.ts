@@ -17,26 +17,8 @@ import { freePort } from '../free-port.ts';
 import { deleteMatching } from '../redis.ts';
 import { spawnRemote } from '../rpc.ts';
 import { drive } from './drive.ts';
-import { percentiles, type Latency } from './run-result.ts';
-
-export interface AdoptionRow {
-  case: string;
-  /** Per request, one at a time. */
-  storeCommands: number;
-  storeRoundTrips: number;
-  previousLookups: number;
-  latency: Latency;
-  /** Median of the timed rounds (right answers per second). */
-  rps: number;
-  failures: number;
-}
-
-export interface AdoptionResult {
-  rows: AdoptionRow[];
-  /** Moved over native, the median of the rounds' ratios. */
-  ratio: number;
-  rounds: number;
-}
+import type { AdoptionResult, AdoptionRow } from '../results.ts';
+import { percentiles } from './run-result.ts';
 
 const headers = { authorization: BASIC_AUTH, 'content-type': 'application/x-www-form-urlencoded' };
 const body = (token: string) => `token=${token}&token_type_hint=access_token`;

@@ -7,7 +7,8 @@ import type { Sessions } from '../sessions/sessions.ts';
 import type { SsfQueue } from '../ssf/set-queue.ts';
 import * as commands from '../store/commands.ts';
 import { expiryKeys } from '../store/expiry-keys.ts';
-import { globLiteral, type Store } from '../store/store.ts';
+import { globLiteral } from '../store/glob.ts';
+import type { Store } from '../store/store.ts';
 import type { SiteAccess } from './access.ts';
 import type { ConnectedSites } from './connected-sites.ts';
 
