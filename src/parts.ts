@@ -126,7 +126,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const adopted = options.previousAdapter && createAdoption({
     store, inner: storeAdapter, logger, lifetimes: { clockTolerance: options.clockTolerance, defaultTtl: options.defaultTtl },
     previousAdapter: options.previousAdapter, closesAt: options.adoption.closesAt?.getTime(), records: options.adoption.records,
-    checkEveryMs: options.adoption.checkEveryMs, subject: (accountId, clientId, via) => subjectAt(accountId, clientId, via),
+    checkEveryMs: options.adoption.checkEveryMs, timeoutMs: options.redisTimeoutMs, subject: (accountId, clientId, via) => subjectAt(accountId, clientId, via),
   });
   const ownAdapter = adopted ? adopted.adapter : storeAdapter;
   // The console's own client is answered by the adapter (its redirect URI needs the issuer).

@@ -3,6 +3,7 @@ import type { AdapterPayload } from 'oidc-provider';
 
 import { adapterKeys, type StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../host.ts';
+import { StoreUnavailableError } from '../store/availability.ts';
 import type { Store } from '../store/store.ts';
 import { adoptingAdapter, erasingPrevious } from './endings.ts';
 import { createImport, type ImportOptions, type ImportProgress } from './import.ts';
@@ -48,6 +49,8 @@ export interface AdoptionDeps {
   closesAt: number | undefined;
   records: RecordSourceInput | undefined;
   checkEveryMs: number;
+  /** How long a lookup in the previous store may take before the request is answered 503 (the plugin's redisTimeoutMs). */
+  timeoutMs: number;
   /** The `sub` the person has at the site (pairwise included), through `via` when given, else the provider the plugin serves. */
   subject: (accountId: string, clientId: string, via?: Provider) => Promise<string | undefined>;
 }
@@ -64,9 +67,18 @@ export function createAdoption(deps: AdoptionDeps) {
   const moved = new Map<string, number>();
   let lookups = 0;
   const move = createMove({ store, keys, adopt, previous, lifetimes: deps.lifetimes, revokeGrant: deps.inner.revokeGrant, subject: deps.subject, removals, graceMs: GRACE_MS, logger, moved });
+  // A previous store that fails or hangs answers 503, as the plugin's own does: a miss would make a site drop a live refresh token.
   const lookup = (model: string, method: 'find' | 'findByUid' | 'findByUserCode', value: string): Promise<AdapterPayload | undefined> => {
     lookups += 1;
-    return Promise.resolve(previous(model)[method]!(value)).then((found) => found || undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError('previous store: no answer')), deps.timeoutMs);
+    });
+    return Promise.race([Promise.resolve().then(() => previous(model)[method]!(value)), late])
+      .then((found) => found || undefined, (err: unknown) => {
+        throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(`previous store: ${(err as Error).message}`);
+      })
+      .finally(() => clearTimeout(timer));
   };
   const factory = readThrough(deps.inner.factory, { window, move, lookup });
   const adapter = adoptingAdapter(deps.inner, factory, { store, adopt, window, move });
