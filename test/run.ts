@@ -51,6 +51,7 @@ const CLUSTER_SUITE = [
   'test/e2e/adopt-race.test.ts',
   'test/e2e/adopt-import.test.ts',
   'test/e2e/adopt-costs.test.ts',
+  'test/store/adopt-scripts.test.ts',
   'test/cluster/*.cluster.ts',
 ];
 const MOCHA_ARGS = ['--no-config', '--extension', 'ts', '--timeout', '30000', '--exit'];

@@ -11,19 +11,15 @@ import { expect } from 'chai';
 import Provider from 'oidc-provider';
 import type { ClientMetadata, JWK } from 'oidc-provider';
 
-import { freePort } from '../helpers/net.ts';
 import { oldPluginAdapter } from '../helpers/previous/layout-0-1.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
-import { startHostProcess, type HostProcess } from './app.ts';
-import { basic, hostEnv, SITE } from './host-calls.ts';
-import type { Installed } from './host-suites.ts';
+import { basic, SITE } from './host-calls.ts';
+import { hostService, type Installed } from './host-suites.ts';
 
 const PREFIX = 'osn-upgrade:';
 
 export function upgradeSuite(installed: Installed): void {
   describe('the host upgraded from 0.1.0 (its tokens under their value), with layout01Adapter', () => {
-    let smtp: SmtpSink;
-    let service: HostProcess;
+    let running: Awaited<ReturnType<typeof hostService>> | undefined;
     let issuer: string;
     const old = { access: '', refresh: '' };
 
@@ -42,19 +38,10 @@ export function upgradeSuite(installed: Installed): void {
       old.refresh = await new provider.RefreshToken({ accountId: 'alice', client, grantId, scope: 'openid offline_access', gty: 'authorization_code', rotations: 0 }).save();
       expect(await installed.db.client.exists(`${PREFIX}AccessToken:{${old.access}}`)).to.equal(1);
 
-      smtp = await startSmtpSink();
-      const port = await freePort();
-      issuer = `http://127.0.0.1:${port}`;
-      service = startHostProcess(installed.app, process.execPath, 'upgraded.js', { ...hostEnv(issuer, port, installed.db.url, smtp, installed.signingKey), HOST_KEY_PREFIX: PREFIX });
-      installed.processes.push(service);
-      await service.waitFor(/^listening /);
+      running = await hostService(installed, 'upgraded.js', { env: { HOST_KEY_PREFIX: PREFIX } });
+      ({ issuer } = running);
     });
-
-    after(async () => {
-      service?.child.kill('SIGTERM');
-      await service?.exited;
-      await smtp?.close();
-    });
+    after(() => running?.stop());
 
     const post = async (path: string, form: Record<string, string>) => {
       const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
