@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import { createSignoutNotify, resolveOptions } from '../../src/index.ts';
+import { refusal } from '../helpers/options.ts';
 import type { Logger, SignoutNotify } from '../../src/index.ts';
 
 const entry = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
@@ -22,19 +23,6 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
   };
 }
 
-/** The TypeError thrown for bad options. */
-function refusal(input: unknown): TypeError {
-  let caught: unknown;
-  try {
-    createSignoutNotify(input as Parameters<typeof createSignoutNotify>[0]);
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught, 'createSignoutNotify threw').to.be.instanceOf(TypeError);
-  // resolveOptions, exported on its own, gives the same answer.
-  expect(() => resolveOptions(input)).to.throw(TypeError, (caught as TypeError).message);
-  return caught as TypeError;
-}
 
 describe('plugin options (resolveOptions / createSignoutNotify)', () => {
   const plugins: SignoutNotify[] = [];
@@ -74,15 +62,6 @@ describe('plugin options (resolveOptions / createSignoutNotify)', () => {
   it('refuses a redis option that is not an ioredis client, naming redis', () => {
     expect(refusal({ contacts, redis: {} }).message)
       .to.equal('oidc-signout-notify: invalid option "redis": must be an ioredis Redis or Cluster client');
-  });
-
-  it('refuses a previousAdapter that is not an adapter class or factory, an adoption.records that lists nothing, a closesAt that is no date', () => {
-    expect(refusal({ contacts, previousAdapter: { find() {} } }).message)
-      .to.equal('oidc-signout-notify: invalid option "previousAdapter": must be the previous oidc-provider adapter: a class or a factory model => Adapter');
-    expect(refusal({ contacts, previousAdapter: () => ({}), adoption: { records: [] } }).message)
-      .to.equal('oidc-signout-notify: invalid option "adoption.records": must be a RecordSource or a function returning an async iterable of { model, id }');
-    expect(refusal({ contacts, adoption: { closesAt: 'next spring' } }).message).to.match(/^oidc-signout-notify: invalid option "adoption.closesAt": /);
-    expect(resolveOptions({ contacts, adoption: { closesAt: '2027-03-01T00:00:00Z' } }).adoption).to.deep.equal({ closesAt: new Date('2027-03-01T00:00:00Z'), checkEveryMs: 10_000 });
   });
 
   it('refuses a non-object, naming the options as a whole', () => {
