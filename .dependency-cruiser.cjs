@@ -14,10 +14,10 @@
 const BASE = '^src/(store|text|i18n|mail)/|^src/(host|log|random-pool|write-throttle|console-client|provider-types)\\.ts$';
 const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
-const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf)/|^src/(events|preferences)\\.ts$';
+const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf|adopt)/|^src/(events|preferences)\\.ts$';
 const WEB = '^src/(http|provider|console|api)/';
-const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit)\\.ts$';
-const ENTRY_POINTS = '^src/(index|worker|pages|store-kit)\\.ts$|^adapters/(redis|memory)\\.ts$';
+const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$';
+const ENTRY_POINTS = '^src/(index|worker|pages|store-kit|adoption)\\.ts$|^adapters/(redis|memory)\\.ts$';
 
 /** A rule that keeps `from` to the paths in `allowed` (and node's and the packages'). */
 const only = (name, comment, from, allowed) => ({

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 
 import type { RunKind } from './results-index.ts';
 
-export const ALL_OPS = ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke', 'race', 'notify', 'letters', 'text', 'ioredis', 'memory', 'growth'] as const;
+export const ALL_OPS = ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke', 'race', 'notify', 'letters', 'text', 'ioredis', 'memory', 'growth', 'adoption'] as const;
 export type OpName = typeof ALL_OPS[number];
 
 const USAGE = `npm run bench [-- options]

@@ -37,6 +37,13 @@ export function detailSections(input: ReportInput): string[] {
     lines.push('', '"store": the plugin store\'s `commandsSent` / `roundTrips`; "connection": every command on A\'s ioredis connection (adds BullMQ\'s queue); "server calls": INFO commandstats deltas, which count each command a Lua script runs and, being server-wide, anything other clients of this Redis did meanwhile.', '');
   }
 
+  if (input.adoption) {
+    const { rows, ratio, rounds } = input.adoption;
+    lines.push('## Taking over from a previous adapter (introspection)', '');
+    lines.push(table(['Token', 'store cmds', 'store round trips', 'previous-store lookups', 'p50 ms (one at a time)', 'req/s', 'wrong'], rows.map((r) => [r.case, num(r.storeCommands, 2), num(r.storeRoundTrips, 2), num(r.previousLookups, 2), ms(r.latency.p50), int(r.rps), r.failures])));
+    lines.push('', `The plugin with \`previousAdapter\` on oidc-provider's example Redis store (bench/adoption-process.ts): tokens it issued (native) and tokens the example adapter held, moved in at their first use (moved); random values introspected with the window open and after an import closed it. \`token_type_hint=access_token\`: an unknown value is asked for as an access token, then as a refresh token. Moved/native: **${num(ratio, 3)}** (median of ${rounds} rounds; target ≥ 0.95).`, '');
+  }
+
   if (clientCost.length) {
     lines.push('## What one Redis command costs the server process', '');
     lines.push(table(['HMGET of a token-sized record, 10 lanes', 'enableAutoPipelining', 'CPU µs per command', 'commands/s'], clientCost.map((c) => [c.mode, c.autoPipelining ? 'on' : 'off', num(c.cpuMicros, 1), int(c.commandsPerSecond)])));

@@ -171,6 +171,8 @@ export interface Collected {
   unfillSeconds: number;
   growthRetries: number;
   stealRetries: string[];
+  /** The adoption window (bench/ops/adoption.ts). */
+  adoption?: AdoptionResult;
 }
 
 export const emptyCollected = (): Collected => ({
@@ -187,4 +189,24 @@ export interface ReportInput extends Collected {
   loadBefore: number[];
   ticksBefore: Ticks;
   constants: { STEAL_LIMIT: number; MAX_RETRIES: number; GROWTH_BATCH: number; SMALL_FILLER: number; INBOX_PAGE: number; growthReps: number };
+}
+
+/** The adoption case (bench/ops/adoption.ts). */
+export interface AdoptionRow {
+  case: string;
+  /** Per request, one at a time. */
+  storeCommands: number;
+  storeRoundTrips: number;
+  previousLookups: number;
+  latency: Latency;
+  /** Median of the timed rounds (right answers per second). */
+  rps: number;
+  failures: number;
+}
+
+export interface AdoptionResult {
+  rows: AdoptionRow[];
+  /** Moved over native, the median of the rounds' ratios. */
+  ratio: number;
+  rounds: number;
 }

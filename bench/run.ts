@@ -8,7 +8,7 @@
  *
  *   A  oidc-provider + the plugin on Redis      (child process, bench/server-process.ts)
  *   B  oidc-provider + unbounded memory adapter (child process)
- *   C  oidc-provider + naive Redis adapter      (child process, bench/naive-redis-adapter.ts)
+ *   C  oidc-provider + naive Redis adapter      (child process, adapters/previous/example-redis.ts)
  *   D  B + N PINGs per request, A's N           (child process; operations 1-4 only)
  *   (one host on all four: bench/host.ts, bench/servers.ts)
  *   the SMTP sink that counts letters            (child process, bench/sink-process.ts)
@@ -30,6 +30,7 @@ import { growthOp, growthReps, GROWTH_BATCH, INBOX_PAGE, SMALL_FILLER } from './
 import { httpOp, raceOp } from './http-ops.ts';
 import { cpuTicks, STEAL_LIMIT } from './machine.ts';
 import { memoryOp } from './memory.ts';
+import { adoptionOp } from './ops/adoption.ts';
 import { lettersOp, notifyAtRateOp, notifyOp } from './notify-ops.ts';
 import { ioredisCost } from './ops/ioredis-cost.ts';
 import { benchText } from './ops/text.ts';
@@ -96,6 +97,7 @@ try {
   }
   if (opts.ops.has('memory')) await memoryOp(bench);
   if (opts.ops.has('growth')) await growthOp(bench);
+  if (opts.ops.has('adoption')) bench.collected.adoption = await adoptionOp(bench);
 
   serverNotes({ A: (await countersOf(bench.a))!, B: countersB!, C: countersC, D: countersD });
   const markdown = report({

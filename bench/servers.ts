@@ -9,7 +9,7 @@
  * - B: an unbounded in-memory adapter (bench/memory-adapter.ts): the upper
  *   bound, no I/O at all.
  * - C: the same Redis through the naive adapter most teams start from
- *   (bench/naive-redis-adapter.ts): the peer.
+ *   (adapters/previous/example-redis.ts, the package's copy of it): the peer.
  * - D: exactly B, plus A's Redis round trips on the timed operation's route
  *   as PINGs (bench/ops/oauth.ts D_ROUND_TRIPS): the floor of any design
  *   with A's round trips. A − D is the plugin's own work, D − B what the
@@ -30,7 +30,7 @@ import type { Configuration } from 'oidc-provider';
 import { createSignoutNotify, type SignoutNotify } from '../src/index.ts';
 import { benchLogger, countProviderErrors, hostConfiguration, listen, type CommonSettings } from './host.ts';
 import { unboundedMemoryAdapter, type ExpiringMap } from './memory-adapter.ts';
-import { naiveRedisAdapter } from './naive-redis-adapter.ts';
+import { exampleRedisAdapter } from '../adapters/previous/example-redis.ts';
 import { countWire, type WireCounter } from './wire.ts';
 
 /** C: the Redis it shares with A, under a key prefix of its own. */
@@ -170,7 +170,7 @@ export async function startB(settings: CommonSettings): Promise<ServerB> {
 export async function startC(settings: CSettings): Promise<ServerC> {
   const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2 });
   const wire = countWire(redis);
-  const server = await startPlain('C', settings, naiveRedisAdapter(redis, settings.keyPrefix), () => redis.quit());
+  const server = await startPlain('C', settings, exampleRedisAdapter(redis, { prefix: settings.keyPrefix }), () => redis.quit());
   return { ...server, kind: 'C', redis, wire };
 }
 

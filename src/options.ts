@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 
+import type { PreviousAdapter, RecordSourceInput } from './adopt/previous.ts';
 import type { ConsoleSections, ContactLookup, Logger, MailTransport } from './host.ts';
 import { isLocale } from './i18n/index.ts';
 import { SECURITY_NOTICE_KINDS, type SecurityNoticeKind, type SignInCheck } from './notify/security-notices.ts';
@@ -199,6 +200,28 @@ export const optionsSchema = z.object({
      * first. docs/security.md "A recent sign-in for what adds access".
      */
     recentSignInSeconds: seconds.max(24 * 60 * 60).default(300),
+  }).strict().prefault({}),
+  /**
+   * The host's oidc-provider `adapter` before the plugin (a class, or a factory
+   * `model => Adapter`), to take over its sessions, grants and tokens with
+   * nobody signed out: while the adoption window is open, a record the
+   * plugin's store lacks is looked up there once and moved in.
+   * docs/upgrading.md "Taking over from your previous adapter".
+   */
+  previousAdapter: fn<PreviousAdapter>('must be the previous oidc-provider adapter: a class or a factory model => Adapter').optional(),
+  /** The adoption window and the previous store's listing (with `previousAdapter`). */
+  adoption: z.object({
+    /** When the read-through stops at the latest (a Date, an ISO date or ms since the epoch); it stops sooner when the import finishes. */
+    closesAt: z.coerce.date().optional(),
+    /**
+     * Where the previous store's records are listed (a RecordSource, e.g.
+     * `exampleRedisRecords` from `oidc-signout-notify/adopt`, or a function
+     * returning an async iterable of `{ model, id }`): the import's default,
+     * and how deleteAccount finds a person's records there.
+     */
+    records: z.custom<RecordSourceInput>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null && typeof (v as { pages?: unknown }).pages === 'function'), { message: 'must be a RecordSource or a function returning an async iterable of { model, id }' }).optional(),
+    /** How often (ms) a process asks the store whether the import finished, at most; only a miss asks. */
+    checkEveryMs: z.number().int().min(100).max(60 * 60_000).default(10_000),
   }).strict().prefault({}),
   /** accountId -> { email?, locale?, name? }, supplied by the host. */
   contacts: fn<ContactLookup>('must be a function accountId => { email?, locale? }'),

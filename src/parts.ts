@@ -8,6 +8,7 @@ type FindAccount = NonNullable<Configuration['findAccount']>;
 
 import { CLIENT_CREDENTIALS_LENGTH } from '../adapters/keys.ts';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
+import { createAdoption } from './adopt/adoption.ts';
 import { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
 import type { ContactLookup, Logger } from './host.ts';
 import { createCsrf } from './http/csrf.ts';
@@ -121,8 +122,15 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
       emit(REFRESH_REPLAYED_EVENT, event);
     },
   });
+  // Taking over from the host's previous adapter (src/adopt/): it reads through and reaches endings there.
+  const adopted = options.previousAdapter && createAdoption({
+    store, inner: storeAdapter, logger, lifetimes: { clockTolerance: options.clockTolerance, defaultTtl: options.defaultTtl },
+    previousAdapter: options.previousAdapter, closesAt: options.adoption.closesAt?.getTime(), records: options.adoption.records,
+    checkEveryMs: options.adoption.checkEveryMs, timeoutMs: options.redisTimeoutMs, subject: (accountId, clientId, via) => subjectAt(accountId, clientId, via),
+  });
+  const ownAdapter = adopted ? adopted.adapter : storeAdapter;
   // The console's own client is answered by the adapter (its redirect URI needs the issuer).
-  const adapter: StoreAdapter = { ...storeAdapter, factory: withConsoleClient(storeAdapter.factory, () => providers.attached?.issuer, options.serviceName) };
+  const adapter: StoreAdapter = { ...ownAdapter, factory: withConsoleClient(ownAdapter.factory, () => providers.attached?.issuer, options.serviceName) };
   const provider = () => providers.attached;
 
   const mailer = createMailer(options.mail);
@@ -200,9 +208,9 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
   const streams = createStreams(store);
   const signingProvider = () => providers.attached ?? providers.forLetters;
-  /** The `sub` a person has at a site, as in its ID tokens (pairwise included). */
-  const subjectAt = async (accountId: string, clientId: string) => {
-    const provider = signingProvider();
+  /** The `sub` a person has at a site, as in its ID tokens (pairwise included); `via` a provider of the caller's (the import's). */
+  const subjectAt = async (accountId: string, clientId: string, via?: Provider) => {
+    const provider = via ?? signingProvider();
     const client = await provider?.Client.find(clientId).catch(() => undefined);
     return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
   };
@@ -213,13 +221,14 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     subject: subjectAt,
   });
 
-  const deleteAccount = createAccountDeletion({
+  const deletion = createAccountDeletion({
     store, adapter, sites, sessions, access, orgs: organizations, letters, ssfQueue, logoutQueue, logger, subject: subjectAt,
     accountPurged: (accountId) => transmitter.signalNow({ kind: 'account_purged', accountId, reason: 'account_purged' }),
   });
+  const deleteAccount = adopted ? adopted.deleteAccount(deletion) : deletion;
 
   return {
-    deleteAccount,
+    deleteAccount, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
     streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,

@@ -95,6 +95,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       return at;
     },
     deleteAccount: parts.deleteAccount,
+    adoption: parts.adoption,
     async securityNotice(accountId, kind, details = {}) {
       if (!isSecurityNoticeKind(kind)) throw new TypeError(`oidc-signout-notify: securityNotice: unknown kind "${String(kind)}"; one of ${SECURITY_NOTICE_KINDS.join(', ')}`);
       return parts.notices.give(accountId, kind, details);
@@ -125,7 +126,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (options.letters.worker) startLetterWorker();
     },
     async close() {
-      await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close(), parts.expirySweeper.close()]);
+      await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close(), parts.expirySweeper.close(), parts.closeAdoption()]);
       await mailer.close();
       await store.close();
     },

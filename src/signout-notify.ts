@@ -2,6 +2,7 @@ import type { Configuration } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
 import type { StoreAdapter } from '../adapters/store-adapter.ts';
+import type { Adoption } from './adopt/adoption.ts';
 import type { RecentSignIn, RecentSignInRequest } from './console/recent-sign-in.ts';
 import type { SignoutNotifyEventName, SignoutNotifyEvents } from './events.ts';
 import type { HttpContext } from './http/context.ts';
@@ -132,6 +133,12 @@ export interface SignoutNotify {
    * own records of the person.
    */
   deleteAccount(accountId: string): Promise<DeleteAccountResult>;
+  /**
+   * Taking over the previous adapter's records (`previousAdapter`; undefined
+   * without it): the window's state, the bulk import, this process' counts.
+   * docs/upgrading.md "Taking over from your previous adapter".
+   */
+  readonly adoption: Adoption | undefined;
   /**
    * Tells the person of something that concerns their account's security
    * (docs/security.md "Security notices"): an inbox entry from the service

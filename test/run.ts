@@ -48,6 +48,11 @@ const CLUSTER_SUITE = [
   'test/store/session-expiry-scripts.test.ts',
   'test/e2e/shared-signals.test.ts',
   'test/e2e/delete-account.test.ts',
+  'test/e2e/adopt.test.ts',
+  'test/e2e/adopt-race.test.ts',
+  'test/e2e/adopt-import.test.ts',
+  'test/e2e/adopt-costs.test.ts',
+  'test/store/adopt-scripts.test.ts',
   'test/cluster/*.cluster.ts',
 ];
 const MOCHA_ARGS = ['--no-config', '--extension', 'ts', '--timeout', '30000', '--exit'];

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 
+import { previousStoreOptions } from './previous-store.ts';
 import { redisReconnect } from '../../src/index.ts';
 import { blockList, type TrustProxy } from './client-ip.ts';
 import type { ReferenceSettings } from './provider.ts';
@@ -70,6 +71,9 @@ const envSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PUBLIC: z.enum(['0', '1', 'true', 'false']).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  PREVIOUS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be redis:// or rediss:// (the example adapter\'s store is a single Redis)').optional(),
+  PREVIOUS_KEY_PREFIX: z.string().min(1).optional(),
+  PREVIOUS_UNTIL: z.coerce.date().optional(),
 });
 
 function fail(where: string, error: z.ZodError): never {
@@ -205,7 +209,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ReferenceSettings & { p
     trustProxy,
     serviceName: e.SERVICE_NAME,
     keyPrefix: e.KEY_PREFIX,
-    ...(e.REDIS_TIMEOUT_MS ? { plugin: { redisTimeoutMs: e.REDIS_TIMEOUT_MS } } : {}),
+    plugin: { ...(e.REDIS_TIMEOUT_MS ? { redisTimeoutMs: e.REDIS_TIMEOUT_MS } : {}), ...previousStoreOptions(e) },
     ...(e.METRICS_PORT ? { metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST } } : {}),
     metricsOnPublic: e.METRICS_PUBLIC === '1' || e.METRICS_PUBLIC === 'true',
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

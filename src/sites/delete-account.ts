@@ -7,6 +7,7 @@ import type { Sessions } from '../sessions/sessions.ts';
 import type { SsfQueue } from '../ssf/set-queue.ts';
 import * as commands from '../store/commands.ts';
 import { expiryKeys } from '../store/expiry-keys.ts';
+import { globLiteral } from '../store/glob.ts';
 import type { Store } from '../store/store.ts';
 import type { SiteAccess } from './access.ts';
 import type { ConnectedSites } from './connected-sites.ts';
@@ -39,16 +40,13 @@ export interface DeleteAccountResult {
   jobsDropped: number;
 }
 
-/** A glob (SCAN MATCH) that matches the text literally. */
-export function globLiteral(text: string): string {
-  return text.replace(/[*?[\]\\]/g, '\\$&');
-}
+export { globLiteral };
 
 /** oidc-provider's records (`P<Model>:{id}`, `PSession:uid:{uid}`, `PDeviceCode:userCode:{code}`): hashes with the payload in `p`. */
 const MODEL_RECORD = /^[A-Z][A-Za-z]*:(?:uid:|userCode:)?\{[^}]*\}$/;
 
 /** Whether the payload names the account anywhere as `accountId` (a session's, a grant's, a token's, an interaction's result). */
-function namesAccount(value: unknown, accountId: string, depth = 0): boolean {
+export function namesAccount(value: unknown, accountId: string, depth = 0): boolean {
   if (depth > 6 || value === null || typeof value !== 'object') return false;
   if (!Array.isArray(value) && (value as { accountId?: unknown }).accountId === accountId) return true;
   return Object.values(value as Record<string, unknown>).some((inner) => namesAccount(inner, accountId, depth + 1));

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 
 import { asUnavailable, hardenClient, StoreUnavailableError } from './availability.ts';
+import { globToRegExp } from './glob.ts';
 import { MemoryKV } from './memory-kv.ts';
 import type { Script, ScriptReply } from './scripts.ts';
 
@@ -285,14 +286,4 @@ export class MemoryStore extends CountingStore implements Store {
   async close(): Promise<void> {
     this.kv.close();
   }
-}
-
-/** SCAN's MATCH as a regular expression: `*`, `?`, and `\\x` for a literal x (no classes: the plugin uses none). */
-function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/\\(.)|([*?])|([.+^${}()|[\]\\])/gs, (_m, escaped?: string, wild?: string, special?: string) => {
-    if (escaped !== undefined) return escaped.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    if (wild !== undefined) return wild === '*' ? '.*' : '.';
-    return `\\${special!}`;
-  });
-  return new RegExp(`^${body}$`, 's');
 }

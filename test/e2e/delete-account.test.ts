@@ -6,28 +6,14 @@
  * value. On Redis (the Cluster in the Cluster pass) and on the embedded store.
  */
 import { expect } from 'chai';
-import type { Cluster, Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 
 import { MemoryStore } from '../../src/store/store.ts';
 import { Agent } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
+import { redisValue } from '../helpers/redis.ts';
 import { discover, lettersSettled, notifyAs, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
-
-/** Every value a key holds, as text: a string, a hash, a set, a sorted set, a list or a stream. */
-async function redisValue(client: Redis | Cluster, key: string): Promise<string> {
-  const type = await client.type(key);
-  switch (type) {
-    case 'string': return (await client.get(key)) ?? '';
-    case 'hash': return JSON.stringify(await client.hgetall(key));
-    case 'set': return JSON.stringify(await client.smembers(key));
-    case 'zset': return JSON.stringify(await client.zrange(key, '0', '-1'));
-    case 'list': return JSON.stringify(await client.lrange(key, 0, -1));
-    case 'stream': return JSON.stringify(await client.xrange(key, '-', '+'));
-    default: return '';
-  }
-}
 
 function memoryValue(store: MemoryStore, key: string): string {
   const tries = [() => store.kv.get(key), () => store.kv.hgetall(key), () => store.kv.zentries(key)];

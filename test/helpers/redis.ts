@@ -88,3 +88,17 @@ export async function keysWithoutTtl(store: Store, except: RegExp[] = []): Promi
   }
   return out;
 }
+
+/** Every value a key holds, as text: a string, a hash, a set, a sorted set, a list or a stream. */
+export async function redisValue(client: Redis | Cluster, key: string): Promise<string> {
+  const type = await client.type(key);
+  switch (type) {
+    case 'string': return (await client.get(key)) ?? '';
+    case 'hash': return JSON.stringify(await client.hgetall(key));
+    case 'set': return JSON.stringify(await client.smembers(key));
+    case 'zset': return JSON.stringify(await client.zrange(key, '0', '-1'));
+    case 'list': return JSON.stringify(await client.lrange(key, 0, -1));
+    case 'stream': return JSON.stringify(await client.xrange(key, '-', '+'));
+    default: return '';
+  }
+}

@@ -22,6 +22,7 @@ import { checkTarball } from './tarball.ts';
 import { emptyDatabase } from './host-calls.ts';
 import { javaScriptHostSuites, letterWorkerSuite, type Installed } from './host-suites.ts';
 import { koaHostSuite } from './koa-host.ts';
+import { upgradeSuite } from './upgrade-suite.ts';
 
 
 describe('the package from its tarball, in a host app (npm pack, npm install, README snippets)', function () {
@@ -78,6 +79,7 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
   letterWorkerSuite(installed);
 
   koaHostSuite(installed);
+  upgradeSuite(installed);
 
   it('lets no `any` reach a host through the types of any entry point', () => {
     const packageDir = join(installed.app.dir, 'node_modules/oidc-signout-notify');
@@ -85,7 +87,7 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
     const entries = Object.values(manifest.exports).flatMap((target) => (typeof target === 'object' && target.types ? [target.types] : []));
     expect(entries).to.deep.equal([
       './dist/src/index.d.ts', './dist/src/worker.d.ts', './dist/src/pages.d.ts', './dist/src/store-kit.d.ts',
-      './dist/adapters/redis.d.ts', './dist/adapters/memory.d.ts',
+      './dist/src/adoption.d.ts', './dist/adapters/redis.d.ts', './dist/adapters/memory.d.ts',
     ]);
     expect(anyInExports(packageDir, entries)).to.deep.equal([]);
   });

@@ -11,7 +11,7 @@ import { Agent, formFor } from '../helpers/agent.ts';
 import { freePort } from '../helpers/net.ts';
 import { oauthError } from '../helpers/reference.ts';
 import type { OpenApiDocument } from '../helpers/openapi.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../helpers/smtp.ts';
 import { startHostProcess, type HostApp, type HostProcess } from './app.ts';
 import { SITE, hostEnv, postForm, notify, discover, isCallback, startSignIn, signIn, until, notificationIds } from './host-calls.ts';
 
@@ -204,26 +204,36 @@ export function javaScriptHostSuites(installed: Installed, runtimes: { name: str
 
 }
 
+/** One of the host app's scripts as a process on a free port (this project's Node), with an SMTP sink of its own; `stop()` ends both. */
+export async function hostService(installed: Installed, script: string, opts: { smtp?: SmtpSinkOptions; env?: Record<string, string> } = {}) {
+  const smtp = await startSmtpSink(opts.smtp);
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const service = startHostProcess(installed.app, process.execPath, script, { ...hostEnv(issuer, port, installed.db.url, smtp, installed.signingKey), ...opts.env });
+  installed.processes.push(service);
+  await service.waitFor(/^listening /);
+  return {
+    issuer, smtp, service,
+    async stop() {
+      service.child.kill('SIGTERM');
+      await service.exited;
+      await smtp.close();
+    },
+  };
+}
+
 export function letterWorkerSuite(installed: Installed): void {
   describe('the letter worker as a process of its own (README letter-worker.js)', () => {
     let issuer: string;
     let smtp: SmtpSink;
-    let service: HostProcess;
+    let running: Awaited<ReturnType<typeof hostService>> | undefined;
 
     before(async () => {
       // The sink takes 300 ms to accept each letter, so a SIGTERM finds letters in hand.
-      smtp = await startSmtpSink({ delayMs: 300 });
-      const port = await freePort();
-      issuer = `http://127.0.0.1:${port}`;
-      service = startHostProcess(installed.app, process.execPath, 'server.js', hostEnv(issuer, port, installed.db.url, smtp, installed.signingKey));
-      installed.processes.push(service);
-      await service.waitFor(/^listening /);
+      running = await hostService(installed, 'server.js', { smtp: { delayMs: 300 } });
+      ({ issuer, smtp } = running);
     });
-    after(async () => {
-      service?.child.kill('SIGTERM');
-      await service?.exited;
-      await smtp?.close();
-    });
+    after(() => running?.stop());
 
     it('sends what the service queued; SIGTERM mid-run finishes the letters in hand, and the next worker sends the rest, each once', async () => {
       const config = await discover(issuer);

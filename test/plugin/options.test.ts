@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import { createSignoutNotify, resolveOptions } from '../../src/index.ts';
+import { refusal } from '../helpers/options.ts';
 import type { Logger, SignoutNotify } from '../../src/index.ts';
 
 const entry = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
@@ -22,19 +23,6 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
   };
 }
 
-/** The TypeError thrown for bad options. */
-function refusal(input: unknown): TypeError {
-  let caught: unknown;
-  try {
-    createSignoutNotify(input as Parameters<typeof createSignoutNotify>[0]);
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught, 'createSignoutNotify threw').to.be.instanceOf(TypeError);
-  // resolveOptions, exported on its own, gives the same answer.
-  expect(() => resolveOptions(input)).to.throw(TypeError, (caught as TypeError).message);
-  return caught as TypeError;
-}
 
 describe('plugin options (resolveOptions / createSignoutNotify)', () => {
   const plugins: SignoutNotify[] = [];
