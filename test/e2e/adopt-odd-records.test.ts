@@ -85,6 +85,13 @@ describe('odd records in the previous store (a damaged or hand-edited copy): nev
     });
   }
 
+  it('deleteAccount while the window is open walks past them (they name nobody it can see): the person is deleted, they stay', async () => {
+    const { host, before, tokens } = world();
+    expect(host.plugin!.adoption!.open).to.equal(true);
+    expect(await host.plugin!.deleteAccount('odd-person')).to.have.keys('sites', 'keysErased', 'jobsDropped');
+    for (const name of UNREADABLE.AccessToken) expect(await before.client.exists(`AccessToken:${tokens[name]!.at}`), name).to.equal(1);
+  });
+
   it('the import meets them all and finishes: the ones that are not records counted unreadable and left in the previous store, none failed', async () => {
     const progress = await world().host.plugin!.adoption!.importRecords({ perSecond: 10_000 });
     expect({ seen: progress.seen, failed: progress.failed, unreadable: progress.unreadable, finished: progress.finishedAt !== undefined })
