@@ -51,6 +51,8 @@ export function adoptingAdapter(inner: StoreAdapter, factory: (model: string) =>
  */
 export function erasingPrevious<R>(deleteAccount: (accountId: string) => Promise<R>, deps: { window: AdoptionWindow; records: RecordSource | undefined; previous: (model: string) => Adapter; logger: Logger }) {
   return async (accountId: string): Promise<R> => {
+    // A process that just started has not asked the store yet whether the import finished (a command, a job).
+    await deps.window.refresh();
     if (deps.window.open) {
       if (!deps.records) {
         throw new TypeError('oidc-signout-notify: deleteAccount cannot reach the previous store while the adoption window is open without adoption.records (where its records are listed); set it, or finish the import first');

@@ -31,10 +31,16 @@ describe('the bulk import, run twice at once: one run at a time per store', func
         for (let at = Number(checkpoint ?? 0); at < ids.length; at += 50) yield { records: ids.slice(at, at + 50).map((id) => ({ model: 'Interaction', id })), checkpoint: String(at + 50) };
       },
     });
-    const make = () => createSignoutNotify({ redis, keyPrefix: prefix, contacts: async () => undefined, logger: quiet, previousAdapter: before.Adapter, adoption: { records: records() } });
+    const make = (listed = true) => createSignoutNotify({ redis, keyPrefix: prefix, contacts: async () => undefined, logger: quiet, previousAdapter: before.Adapter, adoption: listed ? { records: records() } : {} });
     const plugins: SignoutNotify[] = [make(), make()];
     return {
       redis, prefix, plugins,
+      /** Another process started now, as a command or a job is. */
+      started(listed: boolean) {
+        const plugin = make(listed);
+        plugins.push(plugin);
+        return plugin;
+      },
       async close() {
         for (const plugin of plugins) await plugin.close();
         await before.close();
@@ -74,5 +80,10 @@ describe('the bulk import, run twice at once: one run at a time per store', func
     const again = await second.adoption!.importRecords({ again: true, perSecond: 10_000 });
     expect({ seen: again.seen, alreadyMoved: again.alreadyMoved + again.gone, finished: typeof again.finishedAt }).to.deep.equal({ seen: RECORDS, alreadyMoved: RECORDS, finished: 'number' });
     expect(await world().redis.exists(lease)).to.equal(0);
+  });
+
+  it('a process started after the import finished asks the store before deleteAccount would walk the previous store (without a listing it would have been refused)', async () => {
+    const fresh = world().started(false);
+    expect(await fresh.deleteAccount('someone')).to.have.keys('sites', 'keysErased', 'jobsDropped');
   });
 });
