@@ -2,7 +2,9 @@
 // what README's provider.js builds, on a Redis or a Cluster (REDIS_CLUSTER)
 // under a key prefix of its own, taking over from oidc-provider's example Redis
 // adapter (PREVIOUS_REDIS_URL, PREVIOUS_PREFIX). Its `close` export closes what
-// it opened beside the plugin's client: the previous store's.
+// it opened beside the plugin's client: the previous store's. It sends letters
+// from the process that attaches it (the default) unless LETTERS_WORKER=off:
+// the command must start no worker all the same.
 import { Cluster, Redis } from 'ioredis';
 import Provider from 'oidc-provider';
 import { createSignoutNotify, redisReconnect } from 'oidc-signout-notify';
@@ -21,7 +23,7 @@ export const plugin = createSignoutNotify({
   keyPrefix: process.env.HOST_KEY_PREFIX,
   mail: { smtpUrl: process.env.SMTP_URL },
   contacts: async (accountId) => users.byId(accountId),
-  letters: { worker: false },
+  letters: { worker: process.env.LETTERS_WORKER !== 'off' },
   previousAdapter: exampleRedisAdapter(previous, { prefix }),
   adoption: { records: exampleRedisRecords(previous, { prefix }) },
 });
