@@ -34,7 +34,7 @@ export interface ImportOptions {
   provider?: Provider | undefined;
 }
 
-/** The counts of an import, over every run of it (a run that resumes adds to them); a dry run's of that run. */
+/** The counts of an import over one walk of the listing (a run that resumes adds to them; one that starts over counts afresh); a dry run's of that run. */
 export interface ImportProgress {
   dryRun: boolean;
   /** Records of the listing handled. */
@@ -122,13 +122,16 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
 
   async function run(source: RecordSource, options: ImportOptions, dryRun: boolean, perSecond: number, concurrency: number, lease: Lease | undefined): Promise<ImportProgress> {
     const before = dryRun || options.again ? {} : await recorded();
-    const counts: Counts = Object.fromEntries(COUNTS.map((name) => [name, Number(before[name] ?? 0)])) as Counts;
+    // Counted over one walk of the listing: a run that resumes at a checkpoint adds to the counts recorded; one that
+    // starts at the beginning (the first, or after a run whose records failed) counts afresh, meeting again what moved.
+    const carried = !!before.checkpoint || !!before.finishedAt;
+    const counts: Counts = Object.fromEntries(COUNTS.map((name) => [name, carried ? Number(before[name] ?? 0) : 0])) as Counts;
     const startedAt = Number(before.startedAt ?? Date.now());
     if (before.finishedAt && !dryRun) return { dryRun, ...progressOf(counts, Number(before.total ?? counts.seen), 0, undefined, before.checkpoint, startedAt, Number(before.finishedAt)) };
     const total = before.total !== undefined ? Number(before.total) : await source.count?.();
     if (!dryRun) {
       if (options.again) await store.del([adopt.progress]);
-      await store.run(commands.hset(), [adopt.progress], ['startedAt', startedAt, ...(total !== undefined ? ['total', total] : [])]);
+      await store.run(commands.hset(), [adopt.progress], ['startedAt', startedAt, ...(total !== undefined ? ['total', total] : []), ...(carried ? [] : COUNTS.flatMap((name) => [name, 0]))]);
     }
 
     const run = { startedMs: Date.now(), seen: 0, failed: 0 };

@@ -6,6 +6,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 
 import type { SignoutNotify } from '../signout-notify.ts';
+import { StoreUnavailableError } from '../store/availability.ts';
 import { DEFAULT_MODULE, MODULE_ENV, UsageError } from './args.ts';
 import { commandMode } from './mode.ts';
 
@@ -22,6 +23,34 @@ export interface HostModule {
 
 /** A module failed to load (it threw): exit 1, not a usage error. */
 export class ModuleError extends Error {}
+
+/** How long the command waits for Redis to answer at start: past it, exit 1 (Redis unavailable). */
+const CONNECT_MS = 5000;
+
+/** Resolves once the client is connected; a StoreUnavailableError past CONNECT_MS, with the client's last error. */
+function reachable(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  if (client.status === 'wait') client.connect().catch(() => {});
+  return new Promise((resolve, reject) => {
+    let last = '';
+    const onError = (err: Error) => { last = err.message; };
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onError);
+    };
+    const onReady = () => {
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new StoreUnavailableError(`redis: no connection within ${CONNECT_MS / 1000} s${last ? ` (${last.slice(0, 120)})` : ''}`));
+    }, CONNECT_MS);
+    client.on('ready', onReady);
+    client.on('error', onError);
+  });
+}
 
 const looksLikePlugin = (value: unknown): value is SignoutNotify =>
   typeof value === 'object' && value !== null && typeof (value as SignoutNotify).deleteAccount === 'function' && typeof (value as SignoutNotify).configure === 'function';
@@ -50,12 +79,20 @@ export async function loadHostModule(given: string | undefined, env: NodeJS.Proc
   const client = (redis ?? plugin.options.redis) as Redis | Cluster | undefined;
   const closeAll = async () => {
     await plugin.close().catch(() => {});
-    await client?.quit().catch(() => {});
+    // QUIT waits for a connection: a client that has none is cut.
+    if (client?.status === 'ready') await client.quit().catch(() => {});
+    else client?.disconnect();
     if (typeof close === 'function') await (close as () => unknown)();
   };
   if (!plugin.options.redis) {
     await closeAll();
     throw new UsageError(`the plugin ${path} builds keeps its data in that process (the embedded store, no redis option): the command works on a plugin on Redis`);
+  }
+  try {
+    await reachable(plugin.options.redis);
+  } catch (err) {
+    await closeAll();
+    throw err;
   }
   return { path, plugin, provider: provider as Provider | undefined, close: closeAll };
 }
