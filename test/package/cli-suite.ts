@@ -6,6 +6,7 @@
  * host/ops-provider.js (oidc-provider's example Redis layout as the previous
  * store) and, for the default `--module`, README's provider.js.
  */
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 
 import { expect } from 'chai';
@@ -46,6 +47,9 @@ export function cliSuite(installed: Installed): void {
     before(async () => {
       // A database of its own (README's provider.js writes under the default prefix), and a Cluster of its own.
       db = await emptyDatabase();
+      if (!process.env.REDIS_CLUSTER && spawnSync('redis-server', ['--version']).status !== 0) {
+        throw new Error('the command\'s Cluster suite starts a Redis Cluster of its own: it needs redis-server (Debian: apt-get install -y redis-server), or REDIS_CLUSTER naming one');
+      }
       cluster = process.env.REDIS_CLUSTER ? undefined : await startCluster();
     });
     after(async () => {
