@@ -7,7 +7,7 @@
  *   views    views/ (pure functions of data), on src/i18n, src/text and the host types
  *   domain   src/sites, src/sessions, src/orgs, src/notify, src/theft and the domain files beside them
  *   web      src/http, src/provider, src/console, src/api
- *   root     src/plugin.ts, src/options.ts and the package's entry points
+ *   root     src/plugin.ts, src/options.ts, the package's entry points and the operator's command (src/command/)
  * examples/ use the package's entry points only; nothing outside test/ imports test/.
  * src/api/openapi/ generates the OpenAPI document with zod-openapi, a devDependency: the package never loads it.
  */
@@ -16,7 +16,7 @@ const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
 const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf|adopt)/|^src/(events|preferences)\\.ts$';
 const WEB = '^src/(http|provider|console|api)/';
-const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$';
+const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$|^src/command/';
 const ENTRY_POINTS = '^src/(index|worker|pages|store-kit|adoption)\\.ts$|^adapters/(redis|memory)\\.ts$';
 
 /** A rule that keeps `from` to the paths in `allowed` (and node's and the packages'). */

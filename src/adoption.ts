@@ -13,6 +13,7 @@ export { layout01Adapter, layout01Records, type Layout01Options } from '../adapt
 export type { PreviousAdapter, PreviousRecordId, RecordSource, RecordSourceInput } from '../adapters/previous/types.ts';
 export type { ImportOptions, ImportProgress } from './adopt/import.ts';
 export type { Adoption, AdoptionStatus } from './adopt/adoption.ts';
+export { ImportRunningError } from './adopt/lease.ts';
 
 /**
  * The bulk import (docs/upgrading.md): moves every record the previous

@@ -2,8 +2,10 @@ import type { Configuration } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
 import { attachTo } from './attach.ts';
+import { commandMode } from './command/mode.ts';
 import { resolveOptions, type SignoutNotifyOptions } from './options.ts';
 import { isSecurityNoticeKind, SECURITY_NOTICE_KINDS } from './notify/security-notices.ts';
+import { queueCounts } from './notify/queue-counts.ts';
 import { createParts, type Providers } from './parts.ts';
 import { configureProvider } from './provider/configure.ts';
 import type { SignoutNotify } from './signout-notify.ts';
@@ -70,6 +72,10 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     async stopLetterWorker() {
       await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.logoutQueue.stopWorker(), parts.expirySweeper.stop()]);
     },
+    async queues() {
+      if (!options.redis) throw new TypeError('oidc-signout-notify: queues() counts the queues on Redis; the embedded store keeps its queues in the service\'s process');
+      return queueCounts(options.redis, options.keyPrefix);
+    },
     sharedSignals: createSharedSignals(parts.transmitter, parts.ssfQueue),
     queueLogout: parts.logouts.queueLogout,
     sessionExpiry: { sweep: () => parts.sessionExpiry.sweep() },
@@ -123,7 +129,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       checkMail(target.issuer);
       providers.attached = target;
       attachTo(target, parts, configured);
-      if (options.letters.worker) startLetterWorker();
+      if (options.letters.worker && !commandMode.on) startLetterWorker();
     },
     async close() {
       await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close(), parts.expirySweeper.close(), parts.closeAdoption()]);

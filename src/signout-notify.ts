@@ -10,6 +10,7 @@ import type { Logger } from './host.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Inbox } from './notify/inbox.ts';
 import type { LetterQueue } from './notify/letters.ts';
+import type { QueueCounts } from './notify/queue-counts.ts';
 import type { SecurityNoticeDetails, SecurityNoticeKind, SecurityNoticeResult } from './notify/security-notices.ts';
 import type { Senders } from './notify/senders.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -71,6 +72,15 @@ export interface SignoutNotify {
   readonly sessionExpiry: { sweep(): Promise<number> };
   /** Stops sending letters (and Shared Signals, and retrying back-channel logouts) in this process once those in hand are done; the rest wait for another worker. */
   stopLetterWorker(): Promise<void>;
+  /**
+   * The plugin's queues as an operator watches them (docs/operations.md
+   * "The queues"): letters, back-channel logouts, Shared Signals and the
+   * session expiry sweep, each with its jobs waiting, active, delayed and
+   * failed and how long the oldest waiting one has waited. Read-only; starts
+   * no worker. On Redis only: the embedded store's queues live in the
+   * service's process (a TypeError says so).
+   */
+  queues(): Promise<QueueCounts>;
   /**
    * Tells a site that the person's sessions (or, for a site that does not
    * require `sid`, all their access) there ended, by OpenID back-channel

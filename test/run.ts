@@ -52,6 +52,9 @@ const CLUSTER_SUITE = [
   'test/e2e/adopt-race.test.ts',
   'test/e2e/adopt-import.test.ts',
   'test/e2e/adopt-costs.test.ts',
+  'test/e2e/adopt-import-once.test.ts',
+  'test/e2e/adopt-odd-records.test.ts',
+  'test/plugin/queues.test.ts',
   'test/store/adopt-scripts.test.ts',
   'test/cluster/*.cluster.ts',
 ];

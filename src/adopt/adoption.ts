@@ -3,8 +3,8 @@ import type { AdapterPayload } from 'oidc-provider';
 
 import { adapterKeys, type StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../host.ts';
-import { StoreUnavailableError } from '../store/availability.ts';
 import type { Store } from '../store/store.ts';
+import { UnreadableRecordError } from './bounded.ts';
 import { adoptingAdapter, erasingPrevious } from './endings.ts';
 import { createImport, type ImportOptions, type ImportProgress } from './import.ts';
 import { adoptKeys } from './keys.ts';
@@ -25,6 +25,8 @@ export interface AdoptionStatus {
   closedBy: 'import' | 'date' | undefined;
   /** The host's date (ms since the epoch), if any. */
   closesAt: number | undefined;
+  /** Whether a run of the import holds its lease now (in any process). */
+  running: boolean;
   /** The import's progress as recorded (undefined: none ran). */
   import: Omit<ImportProgress, 'dryRun' | 'perSecond' | 'etaSeconds'> | undefined;
 }
@@ -49,7 +51,7 @@ export interface AdoptionDeps {
   closesAt: number | undefined;
   records: RecordSourceInput | undefined;
   checkEveryMs: number;
-  /** How long a lookup in the previous store may take before the request is answered 503 (the plugin's redisTimeoutMs). */
+  /** How long a call to the previous store may take (a request's lookup is then answered 503; the plugin's redisTimeoutMs). */
   timeoutMs: number;
   /** The `sub` the person has at the site (pairwise included), through `via` when given, else the provider the plugin serves. */
   subject: (accountId: string, clientId: string, via?: Provider) => Promise<string | undefined>;
@@ -60,25 +62,25 @@ export function createAdoption(deps: AdoptionDeps) {
   const { store, logger } = deps;
   const keys = adapterKeys(store.prefix);
   const adopt = adoptKeys(store.prefix);
-  const previous = previousModels(deps.previousAdapter);
+  const previous = previousModels(deps.previousAdapter, deps.timeoutMs);
   const records = deps.records === undefined ? undefined : asRecordSource(deps.records);
   const window = createWindow({ store, keys: adopt, closesAt: deps.closesAt, checkEveryMs: deps.checkEveryMs });
   const removals = createRemovals({ previous, logger, graceMs: GRACE_MS });
   const moved = new Map<string, number>();
   let lookups = 0;
   const move = createMove({ store, keys, adopt, previous, lifetimes: deps.lifetimes, revokeGrant: deps.inner.revokeGrant, subject: deps.subject, removals, graceMs: GRACE_MS, logger, moved });
-  // A previous store that fails or hangs answers 503, as the plugin's own does: a miss would make a site drop a live refresh token.
-  const lookup = (model: string, method: 'find' | 'findByUid' | 'findByUserCode', value: string): Promise<AdapterPayload | undefined> => {
+  // A previous store that fails or hangs answers 503, as the plugin's own does (bounded.ts): a miss would make a site
+  // drop a live refresh token. A record it holds that cannot be read is not found (logged now and then, never its id).
+  let unreadable = 0;
+  const lookup = async (model: string, method: 'find' | 'findByUid' | 'findByUserCode', value: string): Promise<AdapterPayload | undefined> => {
     lookups += 1;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError('previous store: no answer')), deps.timeoutMs);
-    });
-    return Promise.race([Promise.resolve().then(() => previous(model)[method]!(value)), late])
-      .then((found) => found || undefined, (err: unknown) => {
-        throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(`previous store: ${(err as Error).message}`);
-      })
-      .finally(() => clearTimeout(timer));
+    try {
+      return (await previous(model)[method]!(value)) || undefined;
+    } catch (err) {
+      if (!(err instanceof UnreadableRecordError)) throw err;
+      if (unreadable++ % 1000 === 0) logger.warn('adoption: a record of the previous store cannot be read; it is left there and read as not found', { model, reason: err.message, times: unreadable });
+      return undefined;
+    }
   };
   const factory = readThrough(deps.inner.factory, { window, move, lookup });
   const adapter = adoptingAdapter(deps.inner, factory, { store, adopt, window, move });
@@ -90,16 +92,17 @@ export function createAdoption(deps: AdoptionDeps) {
     },
     async status() {
       await window.refresh();
-      const recorded = await store.hgetall(adopt.progress);
+      const [recorded, lease] = await Promise.all([store.hgetall(adopt.progress), store.get(adopt.lease)]);
       const number = (name: string) => (recorded[name] === undefined || recorded[name] === '' ? undefined : Number(recorded[name]));
       const finishedAt = number('finishedAt');
       return {
         open: window.open,
         closedBy: finishedAt !== undefined ? 'import' : window.open ? undefined : 'date',
         closesAt: deps.closesAt,
+        running: lease !== null,
         import: recorded.startedAt === undefined ? undefined : {
           seen: number('seen') ?? 0, moved: number('moved') ?? 0, alreadyMoved: number('alreadyMoved') ?? 0, expired: number('expired') ?? 0,
-          gone: number('gone') ?? 0, refused: number('refused') ?? 0, failed: number('failed') ?? 0,
+          gone: number('gone') ?? 0, refused: number('refused') ?? 0, failed: number('failed') ?? 0, unreadable: number('unreadable') ?? 0,
           total: number('total'), checkpoint: recorded.checkpoint || undefined, startedAt: number('startedAt')!, finishedAt,
         },
       };

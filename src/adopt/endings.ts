@@ -5,6 +5,7 @@ import type { Logger } from '../host.ts';
 import { namesAccount } from '../sites/delete-account.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
+import { UnreadableRecordError } from './bounded.ts';
 import type { AdoptKeys } from './keys.ts';
 import type { Move } from './move.ts';
 import type { RecordSource } from './previous.ts';
@@ -50,23 +51,31 @@ export function adoptingAdapter(inner: StoreAdapter, factory: (model: string) =>
  */
 export function erasingPrevious<R>(deleteAccount: (accountId: string) => Promise<R>, deps: { window: AdoptionWindow; records: RecordSource | undefined; previous: (model: string) => Adapter; logger: Logger }) {
   return async (accountId: string): Promise<R> => {
+    // A process that just started has not asked the store yet whether the import finished (a command, a job).
+    await deps.window.refresh();
     if (deps.window.open) {
       if (!deps.records) {
         throw new TypeError('oidc-signout-notify: deleteAccount cannot reach the previous store while the adoption window is open without adoption.records (where its records are listed); set it, or finish the import first');
       }
       let erased = 0;
+      let unreadable = 0;
       for await (const { records } of deps.records.pages()) {
         for (let i = 0; i < records.length; i += AT_ONCE) {
           erased += (await Promise.all(records.slice(i, i + AT_ONCE).map(async ({ model, id }) => {
             const adapter = deps.previous(model);
-            const payload = await adapter.find(id);
+            // A record that cannot be read names nobody the plugin can see (and never moves in): it does not stop the deletion.
+            const payload = await adapter.find(id).catch((err: unknown) => {
+              if (!(err instanceof UnreadableRecordError)) throw err;
+              unreadable += 1;
+              return undefined;
+            });
             if (!payload || !namesAccount(payload, accountId)) return 0;
             await adapter.destroy(id);
             return 1;
           }))).reduce((a: number, b) => a + b, 0);
         }
       }
-      deps.logger.warn('a person\'s records were erased from the previous store', { records: erased });
+      deps.logger.warn('a person\'s records were erased from the previous store', { records: erased, ...(unreadable ? { unreadable } : {}) });
     }
     return deleteAccount(accountId);
   };

@@ -3,7 +3,9 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
+import { UnreadableRecordError } from './bounded.ts';
 import type { AdoptKeys } from './keys.ts';
+import { ImportRunningError, takeLease, type Lease } from './lease.ts';
 import type { Move, MoveOutcome } from './move.ts';
 import { found, type PreviousRecordId, type RecordSource } from './previous.ts';
 import type { Removals } from './removals.ts';
@@ -32,7 +34,7 @@ export interface ImportOptions {
   provider?: Provider | undefined;
 }
 
-/** The counts of an import, over every run of it (a run that resumes adds to them); a dry run's of that run. */
+/** The counts of an import over one walk of the listing (a run that resumes adds to them; one that starts over counts afresh); a dry run's of that run. */
 export interface ImportProgress {
   dryRun: boolean;
   /** Records of the listing handled. */
@@ -47,8 +49,10 @@ export interface ImportProgress {
   gone: number;
   /** Ended here before they moved (a revoked grant, Block site): removed, not moved. */
   refused: number;
-  /** Could not be read or moved this run (counted, and left for the next run). */
+  /** Could not be read or moved this run: the previous store failed or did not answer in time (counted, and left for the next run). */
   failed: number;
+  /** Held by the previous store but not records oidc-provider wrote (not JSON, not an object, another model's): left there, never moved. */
+  unreadable: number;
   /** Records of the listing in all (when the listing can say), for the ETA. */
   total: number | undefined;
   /** Records handled per second in this run. */
@@ -62,11 +66,11 @@ export interface ImportProgress {
   finishedAt: number | undefined;
 }
 
-const COUNTS = ['seen', 'moved', 'alreadyMoved', 'expired', 'gone', 'refused', 'failed'] as const;
+const COUNTS = ['seen', 'moved', 'alreadyMoved', 'expired', 'gone', 'refused', 'failed', 'unreadable'] as const;
 type Counts = Record<(typeof COUNTS)[number], number>;
 
-const OUTCOME: Record<MoveOutcome | 'gone' | 'failed', keyof Counts> = {
-  moved: 'moved', moved_before: 'alreadyMoved', here: 'alreadyMoved', expired: 'expired', refused: 'refused', gone: 'gone', failed: 'failed',
+const OUTCOME: Record<MoveOutcome, keyof Counts> = {
+  moved: 'moved', moved_before: 'alreadyMoved', here: 'alreadyMoved', expired: 'expired', refused: 'refused',
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -94,27 +98,40 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
       if (!payload) return 'gone';
       if (dryRun) return found(payload, deps.lifetimes).lifetimeMs === 0 ? 'expired' : 'moved';
       return OUTCOME[await deps.move.move(record.model, record.id, payload, via)];
-    } catch {
-      return 'failed';
+    } catch (err) {
+      return err instanceof UnreadableRecordError ? 'unreadable' : 'failed';
     }
   }
 
-  return async function importRecords(options: ImportOptions = {}): Promise<ImportProgress> {
+  async function importRecords(options: ImportOptions = {}): Promise<ImportProgress> {
     const source = options.records ?? deps.records;
     if (!source) throw new TypeError('oidc-signout-notify: the import needs the previous store\'s listing: adoption.records, or the records option');
     const dryRun = options.dryRun ?? false;
     const perSecond = options.perSecond ?? 1000;
     const concurrency = options.concurrency ?? 50;
     if (!(perSecond > 0) || !Number.isInteger(concurrency) || concurrency < 1) throw new TypeError('oidc-signout-notify: the import\'s perSecond must be above 0 and its concurrency a positive integer');
+    // A dry run writes nothing: it needs no lease, and runs beside a run that moves.
+    if (dryRun) return run(source, options, true, perSecond, concurrency, undefined);
+    const lease = await takeLease(store, adopt.lease);
+    try {
+      return await run(source, options, false, perSecond, concurrency, lease);
+    } finally {
+      await lease.release();
+    }
+  }
 
+  async function run(source: RecordSource, options: ImportOptions, dryRun: boolean, perSecond: number, concurrency: number, lease: Lease | undefined): Promise<ImportProgress> {
     const before = dryRun || options.again ? {} : await recorded();
-    const counts: Counts = Object.fromEntries(COUNTS.map((name) => [name, Number(before[name] ?? 0)])) as Counts;
+    // Counted over one walk of the listing: a run that resumes at a checkpoint adds to the counts recorded; one that
+    // starts at the beginning (the first, or after a run whose records failed) counts afresh, meeting again what moved.
+    const carried = !!before.checkpoint || !!before.finishedAt;
+    const counts: Counts = Object.fromEntries(COUNTS.map((name) => [name, carried ? Number(before[name] ?? 0) : 0])) as Counts;
     const startedAt = Number(before.startedAt ?? Date.now());
     if (before.finishedAt && !dryRun) return { dryRun, ...progressOf(counts, Number(before.total ?? counts.seen), 0, undefined, before.checkpoint, startedAt, Number(before.finishedAt)) };
     const total = before.total !== undefined ? Number(before.total) : await source.count?.();
     if (!dryRun) {
       if (options.again) await store.del([adopt.progress]);
-      await store.run(commands.hset(), [adopt.progress], ['startedAt', startedAt, ...(total !== undefined ? ['total', total] : [])]);
+      await store.run(commands.hset(), [adopt.progress], ['startedAt', startedAt, ...(total !== undefined ? ['total', total] : []), ...(carried ? [] : COUNTS.flatMap((name) => [name, 0]))]);
     }
 
     const run = { startedMs: Date.now(), seen: 0, failed: 0 };
@@ -148,6 +165,8 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
         run.seen += chunk.length;
       }
       checkpoint = page.checkpoint || undefined;
+      // Another run took the lease (this process was held up past it): its progress is the one recorded from now on.
+      if (lease?.lost) throw new ImportRunningError(0, true);
       if (!dryRun) {
         waiting.push({ checkpoint, counts: { ...counts }, due: Date.now() + deps.graceMs });
         while (waiting.length > 0 && waiting[0]!.due <= Date.now()) await record(waiting.shift()!);
@@ -169,7 +188,9 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
     await store.run(commands.hset(), [adopt.progress], ['finishedAt', finishedAt]);
     deps.window.closeNow(finishedAt);
     return report(finishedAt);
-  };
+  }
+
+  return importRecords;
 }
 
 function progressOf(counts: Counts, total: number | undefined, perSecond: number, etaSeconds: number | undefined, checkpoint: string | undefined, startedAt: number, finishedAt: number | undefined): Omit<ImportProgress, 'dryRun'> {

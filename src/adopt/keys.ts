@@ -11,6 +11,8 @@ export function adoptKeys(prefix: string) {
     personSiteEnded: (accountId: string, clientId: string) => `${prefix}account:{${accountId}}:ended:${clientId}`,
     /** The bulk import's progress (hash { checkpoint, seen, moved, ..., startedAt, finishedAt, total }). */
     progress: `${prefix}{adopt}:import`,
+    /** The run of the import under way (string: its id), renewed while it runs (lease.ts). */
+    lease: `${prefix}{adopt}:import:lease`,
   };
 }
 

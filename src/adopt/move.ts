@@ -8,6 +8,7 @@ import { sessionKeys } from '../sessions/sessions.ts';
 import { siteKeys } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
+import { UnreadableRecordError } from './bounded.ts';
 import type { AdoptKeys } from './keys.ts';
 import { found } from './previous.ts';
 import type { Removals } from './removals.ts';
@@ -131,15 +132,20 @@ export function createMove(deps: MoveDeps) {
   async function ensureAround(payload: AdapterPayload, via: Provider | undefined): Promise<void> {
     const grantId = typeof payload.grantId === 'string' ? payload.grantId : undefined;
     const sessionUid = payload.expiresWithSession && typeof payload.sessionUid === 'string' ? payload.sessionUid : undefined;
+    // One that cannot be read stays behind: the token then finds no grant (or session), as oidc-provider would there.
+    const readable = (found: Promise<AdapterPayload | undefined | void>) => found.catch((err: unknown) => {
+      if (err instanceof UnreadableRecordError) return undefined;
+      throw err;
+    });
     await Promise.all([
       grantId && store.hmget(keys.record('Grant', grantId), ['p']).then(async ([p]) => {
         if (p != null) return;
-        const grant = await deps.previous('Grant').find(grantId);
+        const grant = await readable(deps.previous('Grant').find(grantId));
         if (grant) await move('Grant', grantId, grant, via);
       }),
       sessionUid && store.hmget(keys.sessionUid(sessionUid), ['p']).then(async ([p]) => {
         if (p != null) return;
-        const session = await deps.previous('Session').findByUid(sessionUid);
+        const session = await readable(deps.previous('Session').findByUid(sessionUid));
         if (session && typeof session.jti === 'string') await move('Session', session.jti, session, via);
       }),
     ]);

@@ -1,6 +1,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 import type { PreviousAdapter, PreviousRecordId, RecordSource, RecordSourceInput } from '../../adapters/previous/types.ts';
+import { bounded } from './bounded.ts';
 
 export type { PreviousAdapter, PreviousRecordId, RecordSource, RecordSourceInput };
 
@@ -10,13 +11,13 @@ export const NOT_READ_THROUGH = new Set(['ReplayDetection', 'ClientCredentials']
 const constructable = (fn: unknown): fn is new (model: string) => Adapter =>
   typeof fn === 'function' && fn.prototype !== null && typeof fn.prototype === 'object';
 
-/** Each model's previous adapter, made once (as oidc-provider caches them). */
-export function previousModels(previous: PreviousAdapter): (model: string) => Adapter {
+/** Each model's previous adapter, made once (as oidc-provider caches them), each call bounded in time (bounded.ts). */
+export function previousModels(previous: PreviousAdapter, timeoutMs: number): (model: string) => Adapter {
   const made = new Map<string, Adapter>();
   return (model) => {
     let adapter = made.get(model);
     if (!adapter) {
-      adapter = constructable(previous) ? new previous(model) : (previous as (model: string) => Adapter)(model);
+      adapter = bounded(constructable(previous) ? new previous(model) : (previous as (model: string) => Adapter)(model), model, timeoutMs);
       made.set(model, adapter);
     }
     return adapter;
@@ -51,6 +52,12 @@ export interface Found {
 }
 
 /**
+ * The longest a moved record is kept, whatever its `exp` says (a hand-edited
+ * `exp` of 1e17 would overflow Redis' PEXPIRE): past any token's lifetime.
+ */
+export const MAX_LIFETIME_MS = 100 * 365 * 86_400_000;
+
+/**
  * The example adapters mark a consumed record as a time (Redis: the seconds,
  * as a string) or as `true` (SQL: consumedAt IS NOT NULL); the remaining
  * lifetime comes from the payload's `exp` (the SQL examples keep expired rows),
@@ -64,6 +71,6 @@ export function found(payload: AdapterPayload, lifetimes: { clockTolerance: numb
     consumedAt = Number.isFinite(at) && at > 1 ? Math.floor(at) : Math.floor(nowMs / 1000);
   }
   const left = typeof rest.exp === 'number' ? rest.exp - nowMs / 1000 : lifetimes.defaultTtl;
-  const lifetimeMs = left + lifetimes.clockTolerance > 0 ? Math.round((left + lifetimes.clockTolerance) * 1000) : 0;
+  const lifetimeMs = left + lifetimes.clockTolerance > 0 ? Math.min(MAX_LIFETIME_MS, Math.round((left + lifetimes.clockTolerance) * 1000)) : 0;
   return { payload: rest as AdapterPayload, consumedAt, lifetimeMs };
 }

@@ -43,3 +43,14 @@ export const adoptSite = lazyScript('adopt_site', (kv, [sites], [clientId, when,
   if (changed) kv.hset(sites!, { [clientId!]: JSON.stringify(site) });
   return 0;
 }, import.meta.url);
+
+export const adoptLease = lazyScript('adopt_lease', (kv, [lease], [holder, mode, ms]) => {
+  const current = kv.get(lease!);
+  if (mode === 'give') {
+    if (current === holder) kv.del(lease!);
+    return [1];
+  }
+  if (current !== null && current !== holder) return [0, kv.pttl(lease!)];
+  kv.set(lease!, holder!, Number(ms));
+  return [1];
+}, import.meta.url);

@@ -7,10 +7,8 @@
 import { expect } from 'chai';
 import type { Adapter } from 'oidc-provider';
 
-import { startAdoptHost, type AdoptHost } from '../helpers/adopt-host.ts';
-import { hostRedisAdapter } from '../helpers/previous/example-redis.ts';
+import { exampleRedisHost } from '../helpers/adopt-host.ts';
 import { siteClient } from '../helpers/reference.ts';
-import { dropPrefix, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { setUp } from '../helpers/set-up.ts';
 
 const site = siteClient('adopt-down');
@@ -23,13 +21,10 @@ for (const [name, broken] of [
   describe(`a previous store that ${name}`, function () {
     this.timeout(30_000);
     const world = setUp(async () => {
-      const redis = testRedis();
-      const prefix = uniquePrefix('adopt-down');
-      const before = hostRedisAdapter(`${prefix}previous:`);
-      const host: AdoptHost = await startAdoptHost({ clients: [site], before: before.Adapter, redis, keyPrefix: prefix });
-      const down = (model: string): Adapter => Object.assign(new before.Adapter(model), { find: broken, findByUid: broken, findByUserCode: broken });
-      await host.switchToPlugin({ previousAdapter: down, redisTimeoutMs: 300 });
-      return { host, async close() { await host.close(); await before.close(); await dropPrefix(redis, prefix); await redis.quit(); } };
+      const made = await exampleRedisHost('adopt-down', [site]);
+      const down = (model: string): Adapter => Object.assign(new made.before.Adapter(model), { find: broken, findByUid: broken, findByUserCode: broken });
+      await made.host.switchToPlugin({ previousAdapter: down, redisTimeoutMs: 300 });
+      return made;
     });
 
     it('answers a lookup 503 temporarily_unavailable, within the plugin\'s redisTimeoutMs', async () => {
@@ -42,5 +37,46 @@ for (const [name, broken] of [
       expect({ status: res.status, error: ((await res.json()) as { error: string }).error }).to.deep.equal({ status: 503, error: 'temporarily_unavailable' });
       expect(Date.now() - started).to.be.below(3000);
     });
+
+    it('the import counts each record it could not read as failed, within the bound, and does not finish (the window stays open)', async () => {
+      const started = Date.now();
+      const records = async function* () {
+        for (let i = 0; i < 5; i += 1) yield { model: 'AccessToken', id: `an-old-access-token-${i}-0123456789abcdefghijkl` };
+      };
+      const progress = await world().host.plugin!.adoption!.importRecords({ records: { pages: async function* () { const list = []; for await (const r of records()) list.push(r); yield { records: list, checkpoint: '' }; } } });
+      expect({ seen: progress.seen, failed: progress.failed, finished: progress.finishedAt }).to.deep.equal({ seen: 5, failed: 5, finished: undefined });
+      expect(Date.now() - started).to.be.below(3000);
+      expect(world().host.plugin!.adoption!.open).to.equal(true);
+    });
   });
 }
+
+describe('a previous store that answers a token but not its grant', function () {
+  this.timeout(30_000);
+  const world = setUp(async () => {
+    const made = await exampleRedisHost('adopt-half', [site]);
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const token = { kind: 'AccessToken', jti: 'a-token-whose-grant-hangs-0123456789abcdef', clientId: site.client_id, accountId: 'half', grantId: 'a-grant-that-hangs', exp, iat: exp - 600, scope: 'openid' };
+    const half = (model: string): Adapter => {
+      const adapter = new made.before.Adapter(model);
+      if (model === 'AccessToken') return Object.assign(adapter, { find: async () => token });
+      const hang = () => new Promise(() => {});
+      return Object.assign(adapter, { find: hang, findByUid: hang, revokeByGrantId: hang, destroy: hang });
+    };
+    await made.host.switchToPlugin({ previousAdapter: half, redisTimeoutMs: 300 });
+    return { ...made, token };
+  });
+
+  it('answers the token\'s introspection 503 temporarily_unavailable within the bound (its grant is read from the previous store as it moves), and its revocation the same (nothing is ended or moved half-way)', async () => {
+    const call = async (path: string) => {
+      const started = Date.now();
+      const res = await fetch(`${world().host.issuer}${path}`, {
+        method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: world().token.jti }),
+      });
+      const text = await res.text();
+      return { status: res.status, error: text ? (JSON.parse(text) as { error?: string }).error : undefined, fast: Date.now() - started < 3000 };
+    };
+    expect(await call('/token/introspection')).to.deep.equal({ status: 503, error: 'temporarily_unavailable', fast: true });
+    expect(await call('/token/revocation')).to.deep.equal({ status: 503, error: 'temporarily_unavailable', fast: true });
+  });
+});

@@ -13,9 +13,11 @@ import Provider from 'oidc-provider';
 import type { Adapter, ClientMetadata, Configuration, JWK } from 'oidc-provider';
 
 import { createSignoutNotify, type SignoutNotify, type SignoutNotifyOptions } from '../../src/index.ts';
-import type { PreviousAdapter } from '../../src/adoption.ts';
+import { ImportRunningError, type PreviousAdapter } from '../../src/adoption.ts';
 import { Agent } from './agent.ts';
 import { freePort } from './net.ts';
+import { hostRedisAdapter, type HostRedisAdapter } from './previous/example-redis.ts';
+import { dropPrefix, testRedis, uniquePrefix } from './redis.ts';
 import { RP } from './reference.ts';
 
 export type Line = { level: string; message: string; fields?: Record<string, unknown> };
@@ -204,5 +206,35 @@ export async function signInBefore(issuer: string, accountId: string, siteA: Cli
     atA2: second.json.access_token!, rtA1: first.json.refresh_token!, rtA2: second.json.refresh_token!,
     atB: atB.json.access_token!, rtB: atB.json.refresh_token!,
     code: { code: unexchanged.code!, verifier: unexchanged.verifier },
+  };
+}
+
+/** Runs `run` (an import) once no other run holds the import's lease: a run killed by SIGKILL holds it until it lapses. */
+export async function onceLeaseLapsed<T>(run: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof ImportRunningError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(500, err.heldForMs + 10)));
+    }
+  }
+}
+
+/** A host on its copy of oidc-provider's example Redis adapter, under a prefix of its own (`name`), not switched yet; `close()` removes it all. */
+export async function exampleRedisHost(name: string, clients: ClientMetadata[]): Promise<{ host: AdoptHost; before: HostRedisAdapter; close(): Promise<void> }> {
+  const redis = testRedis();
+  const prefix = uniquePrefix(name);
+  const before = hostRedisAdapter(`${prefix}previous:`);
+  const host = await startAdoptHost({ clients, before: before.Adapter, redis, keyPrefix: prefix });
+  return {
+    host, before,
+    async close() {
+      await host.close();
+      await before.close();
+      await dropPrefix(redis, prefix);
+      await redis.quit();
+    },
   };
 }

@@ -23,6 +23,7 @@ import { emptyDatabase } from './host-calls.ts';
 import { javaScriptHostSuites, letterWorkerSuite, type Installed } from './host-suites.ts';
 import { koaHostSuite } from './koa-host.ts';
 import { upgradeSuite } from './upgrade-suite.ts';
+import { cliSuite } from './cli-suite.ts';
 
 
 describe('the package from its tarball, in a host app (npm pack, npm install, README snippets)', function () {
@@ -80,6 +81,7 @@ describe('the package from its tarball, in a host app (npm pack, npm install, RE
 
   koaHostSuite(installed);
   upgradeSuite(installed);
+  cliSuite(installed);
 
   it('lets no `any` reach a host through the types of any entry point', () => {
     const packageDir = join(installed.app.dir, 'node_modules/oidc-signout-notify');

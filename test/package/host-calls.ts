@@ -1,7 +1,9 @@
 /** What the consumer test's host app is called with and how a site and a person use it (test/package/consumer.test.ts). */
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import Provider from 'oidc-provider';
+import type { Adapter, ClientMetadata, JWK } from 'oidc-provider';
 import * as oidc from 'openid-client';
 import { Agent, formFor } from '../helpers/agent.ts';
 import { documentedFetch, type OpenApiDocument } from '../helpers/openapi.ts';
@@ -118,3 +120,19 @@ export const until = async (what: string, check: () => boolean, timeoutMs = 20_0
 export const notificationIds = (smtp: SmtpSink, to: string) => smtp.letters
   .filter((l) => JSON.stringify(l.to).includes(to) && l.subject?.startsWith('Batch '))
   .map((l) => String(l.headers.get('x-notification-id')));
+
+/** What oidc-provider writes through `adapter` (a store before the switch) when alice signs in at the host's site: a grant, an access and a refresh token. */
+export async function mintSignIn(adapter: ((model: string) => Adapter) | (new (model: string) => Adapter), signingKey: string): Promise<{ access: string; refresh: string }> {
+  const provider = new Provider('http://127.0.0.1:9', {
+    clients: [SITE as ClientMetadata], adapter: adapter as new (model: string) => Adapter,
+    jwks: { keys: [{ ...createPrivateKey(signingKey).export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK] },
+    features: { devInteractions: { enabled: false } },
+  });
+  const client = (await provider.Client.find(SITE.client_id))!;
+  const grant = new provider.Grant({ accountId: 'alice', clientId: SITE.client_id });
+  grant.addOIDCScope('openid offline_access');
+  const grantId = await grant.save();
+  const access = await new provider.AccessToken({ accountId: 'alice', client, grantId, scope: 'openid', gty: 'authorization_code' }).save();
+  const refresh = await new provider.RefreshToken({ accountId: 'alice', client, grantId, scope: 'openid offline_access', gty: 'authorization_code', rotations: 0 }).save();
+  return { access, refresh };
+}

@@ -5,14 +5,10 @@
  * previousAdapter: the token issued before introspects active, the refresh
  * token refreshes, and the import moves the rest.
  */
-import { createPrivateKey } from 'node:crypto';
-
 import { expect } from 'chai';
-import Provider from 'oidc-provider';
-import type { ClientMetadata, JWK } from 'oidc-provider';
 
 import { oldPluginAdapter } from '../helpers/previous/layout-0-1.ts';
-import { basic, SITE } from './host-calls.ts';
+import { basic, mintSignIn, SITE } from './host-calls.ts';
 import { hostService, type Installed } from './host-suites.ts';
 
 const PREFIX = 'osn-upgrade:';
@@ -25,17 +21,7 @@ export function upgradeSuite(installed: Installed): void {
 
     before(async () => {
       // What 0.1.0 wrote when oidc-provider issued a sign-in's tokens.
-      const provider = new Provider('http://127.0.0.1:9', {
-        clients: [SITE as ClientMetadata], adapter: oldPluginAdapter(installed.db.client, PREFIX),
-        jwks: { keys: [{ ...createPrivateKey(installed.signingKey).export({ format: 'jwk' }), alg: 'RS256', use: 'sig' } as JWK] },
-        features: { devInteractions: { enabled: false } },
-      });
-      const client = (await provider.Client.find(SITE.client_id))!;
-      const grant = new provider.Grant({ accountId: 'alice', clientId: SITE.client_id });
-      grant.addOIDCScope('openid offline_access');
-      const grantId = await grant.save();
-      old.access = await new provider.AccessToken({ accountId: 'alice', client, grantId, scope: 'openid', gty: 'authorization_code' }).save();
-      old.refresh = await new provider.RefreshToken({ accountId: 'alice', client, grantId, scope: 'openid offline_access', gty: 'authorization_code', rotations: 0 }).save();
+      Object.assign(old, await mintSignIn(oldPluginAdapter(installed.db.client, PREFIX), installed.signingKey));
       expect(await installed.db.client.exists(`${PREFIX}AccessToken:{${old.access}}`)).to.equal(1);
 
       running = await hostService(installed, 'upgraded.js', { env: { HOST_KEY_PREFIX: PREFIX } });

@@ -2,11 +2,12 @@
  * The adoption's two scripts (src/adopt/lua/ and their twins) on every store:
  * the claim moves a record once, remembers it moved (a lagging copy never comes
  * back), and refuses one a tombstone names; a site moved in from a grant widens
- * what Connected sites knows and never changes its status.
+ * what Connected sites knows and never changes its status; the import's
+ * lease is held by one run at a time, renewed by it, given back by it only.
  */
 import { expect } from 'chai';
 
-import { adoptClaim, adoptSite } from '../../src/adopt/scripts.ts';
+import { adoptClaim, adoptLease, adoptSite } from '../../src/adopt/scripts.ts';
 import * as commands from '../../src/store/commands.ts';
 import { STORE_KINDS, uniquePrefix } from '../helpers/redis.ts';
 
@@ -53,6 +54,23 @@ for (const kind of STORE_KINDS) {
       expect(await store.run(adoptSite(), [sites], ['site-a', 1_000, 'openid email'])).to.equal(0);
       expect(await store.run(adoptSite(), [sites], ['site-a', 5_000, 'openid offline_access'])).to.equal(0);
       expect(JSON.parse((await store.hmget(sites, ['site-a']))[0]!)).to.deep.equal({ firstSignInAt: 1_000, lastSignInAt: 5_000, scopes: 'openid offline_access', status: 'blocked', blockedAt: 3_000 });
+    });
+
+    it('holds the import\'s lease for one run: taken and renewed by it, refused to another with how long it still holds, given back by its holder only', async () => {
+      const { store } = made;
+      const lease = `${store.prefix}{adopt}:import:lease`;
+      const call = (holder: string, mode: string, ms = 60_000) => store.run(adoptLease(), [lease], [holder, mode, ms]);
+      expect(await call('run-1', 'hold', 30_000)).to.deep.equal([1]);
+      expect(await store.pttl(lease)).to.be.within(29_000, 30_000);
+      expect(await call('run-1', 'hold')).to.deep.equal([1]);
+      expect(await store.pttl(lease)).to.be.within(59_000, 60_000);
+      const [held, left] = await call('run-2', 'hold') as [number, number];
+      expect([held, left > 59_000 && left <= 60_000]).to.deep.equal([0, true]);
+      expect(await call('run-2', 'give')).to.deep.equal([1]);
+      expect(await store.get(lease)).to.equal('run-1');
+      expect(await call('run-1', 'give')).to.deep.equal([1]);
+      expect(await store.get(lease)).to.equal(null);
+      expect(await call('run-2', 'hold')).to.deep.equal([1]);
     });
   });
 }

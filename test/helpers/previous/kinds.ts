@@ -84,6 +84,7 @@ export async function previousStore(kind: PreviousKindName, name: string, plugin
   }
   if (kind === 'example SQL adapter on PostgreSQL') {
     const postgres: Postgres = await startPostgres();
+    console.log(`      (PostgreSQL: ${postgres.where})`);
     const sql = await hostSqlAdapter(postgres.pool, name);
     return {
       before: sql.Adapter, previousAdapter: sql.Adapter, records: () => sql.list(), pluginPrefix,
