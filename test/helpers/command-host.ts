@@ -6,6 +6,8 @@
  * wrong or a store that fails: `throws` (the module throws while loading),
  * `no-plugin`, `embedded` (no redis option), `previous-down` (every lookup
  * in the previous store fails). OSN_CMD_PAGE: the listing's SCAN count.
+ * OSN_CMD_PREVIOUS_REDIS: the previous store's own Redis (a database of its
+ * own, as a host's old adapter often has), else OSN_CMD_REDIS.
  */
 import { Redis } from 'ioredis';
 import Provider from 'oidc-provider';
@@ -17,7 +19,7 @@ import { createSignoutNotify } from '../../src/index.ts';
 const env = process.env;
 if (env.OSN_CMD_CASE === 'throws') throw new Error('the host module could not read its settings');
 
-const previous = new Redis(env.OSN_CMD_REDIS!, { maxRetriesPerRequest: 1 });
+const previous = new Redis(env.OSN_CMD_PREVIOUS_REDIS ?? env.OSN_CMD_REDIS!, { maxRetriesPerRequest: 1 });
 const prefix = env.OSN_CMD_PREVIOUS!;
 const reader = exampleRedisAdapter(previous, { prefix });
 const down = (model: string): Adapter => Object.assign(reader(model), { find: async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:1'); } });
