@@ -74,7 +74,7 @@ export const de: Record<keyof typeof en, string> = {
   "logout.title": "Von {serviceName} abmelden?",
   "logout.account": "Sie sind als {email} angemeldet.",
   "logout.site_asked": "{clientName} hat darum gebeten, Sie abzumelden.",
-  "logout.explain_signout": "Abmelden: Sie verlassen {serviceName} auf diesem Gerät. Bei der nächsten Anmeldung auf einer Website müssen Sie erneut nachweisen, dass Sie es sind: mit einem Code per E-Mail, Ihrem Passkey oder Ihrem verknüpften Konto. Websites ohne Offline-Zugriff verlieren ihren Zugriff sofort.",
+  "logout.explain_signout": "Abmelden: Sie verlassen {serviceName} auf diesem Gerät. Bei der nächsten Anmeldung auf einer Website müssen Sie erneut nachweisen, dass Sie es sind. Websites ohne Offline-Zugriff verlieren ihren Zugriff sofort.",
   "logout.explain_stay": "Angemeldet bleiben: Sie bleiben bei {serviceName} und den anderen Websites angemeldet, die Sie darüber nutzen.",
   "logout.explain_stay_site": "Angemeldet bleiben: Sie bleiben bei {serviceName} angemeldet; {clientName} wird abgemeldet und verliert den Zugriff aus dieser Anmeldung, außer Sie haben Offline-Zugriff erlaubt.",
   "logout.signout": "Abmelden",

@@ -72,7 +72,7 @@ export const en = {
   "logout.title": "Sign out of {serviceName}?",
   "logout.account": "You are signed in as {email}.",
   "logout.site_asked": "{clientName} asked to sign you out.",
-  "logout.explain_signout": "Sign out: you leave {serviceName} on this device. The next time you sign in to any site, you will have to prove it is you again: with an emailed code, your passkey or your linked account. Sites you did not allow offline access lose access now.",
+  "logout.explain_signout": "Sign out: you leave {serviceName} on this device. The next time you sign in to any site, you will have to prove it is you again. Sites you did not allow offline access lose access now.",
   "logout.explain_stay": "Stay signed in: you stay signed in to {serviceName} and to the other sites you use through it.",
   "logout.explain_stay_site": "Stay signed in: you stay signed in to {serviceName}; {clientName} is signed out and loses the access it had through this sign-in, unless you allowed it offline access.",
   "logout.signout": "Sign out",

@@ -75,7 +75,7 @@ export const fr: Record<keyof typeof en, string> = {
   "logout.title": "Se déconnecter de {serviceName} ?",
   "logout.account": "Vous êtes connecté en tant que {email}.",
   "logout.site_asked": "{clientName} a demandé à vous déconnecter.",
-  "logout.explain_signout": "Se déconnecter : vous quittez {serviceName} sur cet appareil. À votre prochaine connexion à un site, vous devrez de nouveau prouver que c’est vous : avec un code envoyé par e-mail, votre clé d’accès ou votre compte associé. Les sites sans accès hors ligne perdent leur accès immédiatement.",
+  "logout.explain_signout": "Se déconnecter : vous quittez {serviceName} sur cet appareil. À votre prochaine connexion à un site, vous devrez de nouveau prouver que c’est vous. Les sites sans accès hors ligne perdent leur accès immédiatement.",
   "logout.explain_stay": "Rester connecté : vous restez connecté à {serviceName} et aux autres sites que vous utilisez avec.",
   "logout.explain_stay_site": "Rester connecté : vous restez connecté à {serviceName} ; {clientName} est déconnecté et perd l’accès obtenu par cette connexion, sauf si vous lui avez accordé l’accès hors ligne.",
   "logout.signout": "Se déconnecter",
