@@ -9,7 +9,7 @@ type FindAccount = NonNullable<Configuration['findAccount']>;
 import { CLIENT_CREDENTIALS_LENGTH } from '../adapters/keys.ts';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { createAdoption } from './adopt/adoption.ts';
-import { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
+import { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, REFRESH_REPLAYED_EVENT, SHARED_SIGNALS_EVENT, type EmitEvent } from './events.ts';
 import type { ContactLookup, Logger } from './host.ts';
 import { createCsrf } from './http/csrf.ts';
 import { consoleLogger } from './log.ts';
@@ -181,7 +181,8 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS, allowPrivateFetchHosts: options.allowPrivateFetchHosts,
     issuer: () => signingProvider()?.issuer,
     sign: setSigner(() => providers.jwks),
-    subject: subjectAt,
+    subject: subjectAt, attempts: ssfOptions.attempts,
+    emit: (event) => emit(SHARED_SIGNALS_EVENT, event),
   });
   const tell = createTell({ queueLogout: logouts.queueLogout, signal: transmitter.signal, secret: () => secrets()[0]! });
 

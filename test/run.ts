@@ -47,6 +47,7 @@ const CLUSTER_SUITE = [
   'test/store/accounts.test.ts',
   'test/store/session-expiry-scripts.test.ts',
   'test/e2e/shared-signals.test.ts',
+  'test/e2e/shared-signals-outcomes.test.ts',
   'test/e2e/delete-account.test.ts',
   'test/e2e/adopt.test.ts',
   'test/e2e/adopt-race.test.ts',

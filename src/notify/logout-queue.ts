@@ -82,7 +82,9 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
         delay: options.backoffMs,
         // The process decides when to give up (tries or time); this bound is never the one reached.
         attempts: options.attempts + 1,
-        backoff: { type: 'exponential', delay: options.backoffMs },
+        // The first try was at the sign-out and the job's delay was the first wait (backoffMs): BullMQ's
+        // exponential backoff waits delay * 2^(failures - 1), so the next waits are 2, 4, ... times backoffMs.
+        backoff: { type: 'exponential', delay: 2 * options.backoffMs },
         removeOnComplete: { age: KEEP_FINISHED_SECONDS },
         removeOnFail: { age: KEEP_FINISHED_SECONDS },
       }).catch(asUnavailable);
@@ -153,7 +155,8 @@ export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): 
     while (process && !closed && waiting.length > 0) {
       const { job, tries } = waiting.shift()!;
       process(job, tries).then(() => known.delete(job.id), (err: Error) => {
-        if (err instanceof RetryLogout) later(job, tries + 1, options.backoffMs * 2 ** (tries - 1));
+        // The `tries`-th try failed: wait 2^tries backoffMs (the first wait, after the sign-out's try, was backoffMs).
+        if (err instanceof RetryLogout) later(job, tries + 1, options.backoffMs * 2 ** tries);
         else {
           logger.warn('logout given up', { clientId: job.clientId, reason: err.message });
           known.delete(job.id);

@@ -94,7 +94,8 @@ export function inProcessQueue<J, R>(hooks: InProcessQueueHooks<J, R>) {
   const timers = new Map<NodeJS.Timeout, J>();
   let running = 0;
   let closed = false;
-  let process: ((job: J) => Promise<R>) | undefined;
+  // The job and which try this is (the first is 1).
+  let process: ((job: J, attempt: number) => Promise<R>) | undefined;
   // Wakes stopWorker() when the last job in hand is done.
   let idle: (() => void) | undefined;
 
@@ -102,7 +103,7 @@ export function inProcessQueue<J, R>(hooks: InProcessQueueHooks<J, R>) {
     while (process && !closed && running < hooks.concurrency && waiting.length > 0) {
       const next = waiting.shift()!;
       running += 1;
-      process(next.job).then((result) => {
+      process(next.job, next.attempt + 1).then((result) => {
         known.delete(hooks.id(next.job));
         hooks.done?.(next.job, result);
       }, (err: Error) => {
@@ -135,7 +136,7 @@ export function inProcessQueue<J, R>(hooks: InProcessQueueHooks<J, R>) {
       waiting.push({ job, attempt: 0 });
       queueMicrotask(pump);
     },
-    startWorker(fn: (job: J) => Promise<R>): void {
+    startWorker(fn: (job: J, attempt: number) => Promise<R>): void {
       process = fn;
       pump();
     },

@@ -27,7 +27,8 @@ export interface SsfQueueOptions {
 export interface SsfQueue {
   /** Durably queues a job (resolves once stored); the same id twice is one job. */
   add(job: SsfJob): Promise<void>;
-  startWorker(process: (job: SsfJob) => Promise<void>): void;
+  /** Starts delivering in this process; `attempt`: which try of the job this is (the first is 1). */
+  startWorker(process: (job: SsfJob, attempt: number) => Promise<void>): void;
   stopWorker(): Promise<void>;
   /** Jobs not done yet. */
   pending(): Promise<number>;
@@ -99,7 +100,7 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
       connection = 'isCluster' in redis && redis.isCluster
         ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
         : (redis as Redis).duplicate(patient);
-      worker = new Worker<SsfJob>('ssf', async (job: Job<SsfJob>) => process(job.data), {
+      worker = new Worker<SsfJob>('ssf', async (job: Job<SsfJob>) => process(job.data, job.attemptsMade + 1), {
         connection: connection as Redis,
         prefix,
         concurrency: options.concurrency,
