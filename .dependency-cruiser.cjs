@@ -2,7 +2,7 @@
  * The import rules of docs/architecture.md, checked by `npm test`
  * (test/architecture.test.ts runs dependency-cruiser with this file).
  * Layers, bottom to top; a module imports its own layer or lower ones only:
- *   base     src/store, src/text, src/i18n, src/mail and the small files beside them
+ *   base     src/store, src/text, src/i18n, src/mail, src/queue (the queue kit) and the small files beside them
  *   adapters adapters/ (oidc-provider's Adapter), on base
  *   views    views/ (pure functions of data), on src/i18n, src/text and the host types
  *   domain   src/sites, src/sessions, src/orgs, src/notify, src/theft, src/tell and the domain files beside them
@@ -11,7 +11,7 @@
  * examples/ use the package's entry points only; nothing outside test/ imports test/.
  * src/api/openapi/ generates the OpenAPI document with zod-openapi, a devDependency: the package never loads it.
  */
-const BASE = '^src/(store|text|i18n|mail)/|^src/(host|log|random-pool|write-throttle|console-client|provider-types)\\.ts$';
+const BASE = '^src/(store|text|i18n|mail|queue)/|^src/(host|log|random-pool|write-throttle|console-client|provider-types)\\.ts$';
 const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
 const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf|adopt|tell)/|^src/(events|preferences)\\.ts$';

@@ -25,7 +25,7 @@ export type { SenderPatch, SenderSettings, Senders } from './notify/senders.ts';
 export type { Inbox, InboxEntry, InboxItem, InboxPage } from './notify/inbox.ts';
 export type { LetterJob, LetterOutcome, LetterQueue, NotificationLetterJob, SecurityLetterJob, TheftLetterJob } from './notify/letters.ts';
 export type { NotificationResult } from './notify/notification.ts';
-export type { QueueCount, QueueCounts } from './notify/queue-counts.ts';
+export type { QueueCount, QueueCounts } from './queue/counts.ts';
 export { SECURITY_NOTICE_KINDS } from './notify/security-notices.ts';
 export type { SecurityNoticeDetails, SecurityNoticeKind, SecurityNoticeResult } from './notify/security-notices.ts';
 export type { Preferences } from './preferences.ts';
