@@ -46,6 +46,7 @@ const CLUSTER_SUITE = [
   'test/e2e/upstream-link-first.test.ts',
   'test/store/accounts.test.ts',
   'test/store/logout-outcome.test.ts',
+  'test/queue/kit.test.ts',
   'test/store/session-expiry-scripts.test.ts',
   'test/e2e/shared-signals.test.ts',
   'test/e2e/shared-signals-outcomes.test.ts',

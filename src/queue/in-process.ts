@@ -54,10 +54,13 @@ export function inProcessQueue<J, R>(hooks: InProcessQueueHooks<J, R>) {
     while (process && !closed && running < hooks.concurrency && waiting.length > 0) {
       const next = waiting.shift()!;
       running += 1;
+      // Out of hand before its retry is timed, so pending() never counts it twice.
       process(next.job, next.attempt + 1).then((result) => {
+        running -= 1;
         known.delete(hooks.id(next.job));
         hooks.done?.(next.job, result);
       }, (err: Error) => {
+        running -= 1;
         const attempt = next.attempt + 1;
         if (hooks.permanent?.(err) || attempt >= hooks.attempts) {
           known.delete(hooks.id(next.job));
@@ -67,7 +70,6 @@ export function inProcessQueue<J, R>(hooks: InProcessQueueHooks<J, R>) {
         hooks.retrying?.(next.job, attempt, err);
         later(next.job, attempt, hooks.backoffMs * 2 ** (attempt - 1));
       }).finally(() => {
-        running -= 1;
         pump();
         if (running === 0) idle?.();
       });
