@@ -50,6 +50,7 @@ const CLUSTER_SUITE = [
   'test/store/session-expiry-scripts.test.ts',
   'test/e2e/shared-signals.test.ts',
   'test/e2e/shared-signals-outcomes.test.ts',
+  'test/e2e/shared-signals-durable.test.ts',
   'test/e2e/delete-account.test.ts',
   'test/e2e/adopt.test.ts',
   'test/e2e/adopt-race.test.ts',

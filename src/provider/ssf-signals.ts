@@ -5,6 +5,7 @@ import type { Logger } from '../host.ts';
 import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import type { SessionExpiry } from '../sessions/expiry.ts';
 import type { TellSites } from '../tell/tell.ts';
+import { beforeTheAnswer } from './backchannel.ts';
 
 /**
  * A service sign-out at /session/end tells the sites it signed out of
@@ -32,10 +33,10 @@ export function sessionEndSignals(provider: Provider, tell: TellSites, logger: L
       ? Object.keys(session.authorizations ?? {}).filter((id) => id !== CONSOLE_CLIENT_ID)
       : client ? [client.clientId] : [];
     if (!uid || clientIds.length === 0) return;
-    tell({
+    beforeTheAnswer(tell({
       // "Stay signed in" ends one site of a session that lives on (a later "Sign out" there is another cause).
       accountId, cause: params?.logout ? `end:${uid}` : `end:${uid}:${clientIds[0]}`, reason: 'sign_out', initiator: 'user',
       sites: clientIds.map((clientId) => ({ clientId, sids: [], logout: false })),
-    }).catch((err: Error) => logger.error('security event not queued', { reason: err.message }));
+    }).catch((err: Error) => logger.error('security event not queued', { reason: err.message })));
   });
 }
