@@ -53,5 +53,5 @@ export function attachTo(provider: Provider, parts: Parts, configured: Configura
   provider.use(newBrowserNotices(provider, { browsers: parts.browsers, notices: parts.notices, logger }));
   provider.use(ownRoutes(provider, parts).middleware);
   watchReuse(provider, theft.report, (ctx) => adapter.consumedSource(ctx));
-  sessionEndSignals(provider, parts.transmitter, logger, parts.sessionExpiry);
+  sessionEndSignals(provider, parts.tell, logger, parts.sessionExpiry);
 }

@@ -22,6 +22,8 @@ export const NOTIFIED_EVENT = 'signout_notify.notified';
 export const LETTER_EVENT = 'signout_notify.letter';
 /** One try of a back-channel logout ended (docs/backchannel-logout.md): the site and the outcome, never the token. */
 export const BACKCHANNEL_LOGOUT_EVENT = 'signout_notify.backchannel_logout';
+/** One try of a Shared Signals SET at a site ended (docs/shared-signals.md): the site and the outcome, never the SET. */
+export const SHARED_SIGNALS_EVENT = 'signout_notify.shared_signals';
 
 export interface UnavailableEvent {
   method: string;
@@ -52,6 +54,23 @@ export interface BackchannelLogoutEvent {
   reason?: string;
 }
 
+export interface SharedSignalsEvent {
+  clientId: string;
+  /**
+   * `sent` (pushed: the receiver answered 200, 202 or 204); `kept` (waiting
+   * for the receiver's poll); `held` (its stream is paused); `retry` (will be
+   * tried again); `failed` (given up: tries spent); `refused` (the
+   * receiver's 400, or an endpoint the outbound guard refuses: not tried
+   * again); `dropped` (the stream is disabled or gone, or holds as many as
+   * it may).
+   */
+  outcome: 'sent' | 'kept' | 'held' | 'retry' | 'failed' | 'refused' | 'dropped';
+  /** Which try this was (the first is 1). */
+  attempt: number;
+  /** Why a try failed (the receiver's status or error code, the guard's reason, the network error's message). */
+  reason?: string;
+}
+
 /**
  * Every event the plugin emits, with its listener. Each is emitted on the
  * plugin (`plugin.on(name, listener)`, typed) and, once attached, on the
@@ -64,6 +83,7 @@ export interface SignoutNotifyEvents {
   [NOTIFIED_EVENT]: (event: NotifiedEvent) => void;
   [LETTER_EVENT]: (event: LetterEvent) => void;
   [BACKCHANNEL_LOGOUT_EVENT]: (event: BackchannelLogoutEvent) => void;
+  [SHARED_SIGNALS_EVENT]: (event: SharedSignalsEvent) => void;
 }
 
 export type SignoutNotifyEventName = keyof SignoutNotifyEvents;

@@ -9,7 +9,7 @@ type FindAccount = NonNullable<Configuration['findAccount']>;
 import { CLIENT_CREDENTIALS_LENGTH } from '../adapters/keys.ts';
 import { createStoreAdapter, type StoreAdapter } from '../adapters/store-adapter.ts';
 import { createAdoption } from './adopt/adoption.ts';
-import { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, REFRESH_REPLAYED_EVENT, type EmitEvent } from './events.ts';
+import { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, REFRESH_REPLAYED_EVENT, SHARED_SIGNALS_EVENT, type EmitEvent } from './events.ts';
 import type { ContactLookup, Logger } from './host.ts';
 import { createCsrf } from './http/csrf.ts';
 import { consoleLogger } from './log.ts';
@@ -35,15 +35,15 @@ import { createAccountDeletion } from './sites/delete-account.ts';
 import { createLastUsed } from './sites/last-used.ts';
 import { MemoryStore, RedisStore, type Store } from './store/store.ts';
 import { createTheftNotices } from './theft/notice.ts';
-import { createTheft } from './theft/theft.ts';
+import { createTheft, type Theft } from './theft/theft.ts';
+import { createTell } from './tell/tell.ts';
 import { subjectFor } from './provider/subject.ts';
 import { bullmqSsfQueue, memorySsfQueue } from './ssf/set-queue.ts';
 import { createSessionExpiry } from './sessions/expiry.ts';
 import { bullmqExpirySweeper, memoryExpirySweeper } from './sessions/expiry-sweeper.ts';
 import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
-import { createTransmitter, type Signaller } from './ssf/transmitter.ts';
-import type { TheftNotice } from './theft/notice.ts';
+import { createTransmitter } from './ssf/transmitter.ts';
 
 /**
  * The provider the plugin serves, once known: attach() sets `attached`, a
@@ -65,16 +65,6 @@ export const SSF_LIMITS = {
   pollTtlMs: 7 * 86_400_000,
   pushTimeoutMs: 10_000,
 };
-
-/** Theft ends the sign-in at its site: the person's notice, and CAEP session-revoked to the site (beside it, not after). */
-function theftNoticeAndSignal(notice: TheftNotice, signal: Signaller): TheftNotice {
-  return async (event) => {
-    const told = event.accountId && event.clientId
-      ? signal({ kind: 'session_revoked', accountId: event.accountId, clientIds: [event.clientId], reason: 'theft', fields: { initiating_entity: 'system' } })
-      : undefined;
-    await Promise.all([notice(event), told]);
-  };
-}
 
 /**
  * The plugin's parts, made once from the options and wired to each other:
@@ -103,6 +93,16 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     }
   };
 
+  /** The provider (attached, or a worker's) that signs and knows the clients. */
+  const signingProvider = () => providers.attached ?? providers.forLetters;
+  /** The `sub` a person has at a site, as in its ID tokens (pairwise included); `via` a provider of the caller's (the import's). */
+  const subjectAt = async (accountId: string, clientId: string, via?: Provider) => {
+    const provider = via ?? signingProvider();
+    const client = await provider?.Client.find(clientId).catch(() => undefined);
+    return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
+  };
+  // Theft is found inside the adapter it ends grants through: the one late binding (set below, once the parts it needs exist).
+  let theft: Theft | undefined;
   const storeAdapter = createStoreAdapter(store, {
     // configure() makes every client-credentials token this long (Shared Signals receivers use them).
     clientCredentialsLength: CLIENT_CREDENTIALS_LENGTH,
@@ -110,7 +110,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     defaultTtl: options.defaultTtl,
     refreshReuseLeeway: options.refreshReuseLeeway,
     publicClientLeeway: options.publicClientLeeway,
-    onReplay: (event, ctx) => theft.report(event, ctx),
+    onReplay: (event, ctx) => theft?.report(event, ctx),
     // The account as a refresh would find it (configure()'s findAccount: the host's, and the organization's membership).
     accountLives: async (ctx, token) => {
       const find = providers.findAccount;
@@ -126,7 +126,7 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const adopted = options.previousAdapter && createAdoption({
     store, inner: storeAdapter, logger, lifetimes: { clockTolerance: options.clockTolerance, defaultTtl: options.defaultTtl },
     previousAdapter: options.previousAdapter, closesAt: options.adoption.closesAt?.getTime(), records: options.adoption.records,
-    checkEveryMs: options.adoption.checkEveryMs, timeoutMs: options.redisTimeoutMs, subject: (accountId, clientId, via) => subjectAt(accountId, clientId, via),
+    checkEveryMs: options.adoption.checkEveryMs, timeoutMs: options.redisTimeoutMs, subject: subjectAt,
   });
   const ownAdapter = adopted ? adopted.adapter : storeAdapter;
   // The console's own client is answered by the adapter (its redirect URI needs the issuer).
@@ -136,39 +136,11 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const mailer = createMailer(options.mail);
   const sites = createConnectedSites(store);
   const organizations = createOrganizations(store, options.organizations);
-  // Shared Signals causes: one queued job each (the transmitter is made below, with the contacts).
-  const signal: Signaller = (cause) => transmitter.signal(cause);
-  // Beside the letters' queue, run by the same worker (src/worker.ts, or in-process).
-  const logoutQueueOptions = { ...options.backchannelLogout, stalledIntervalMs: options.letters.stalledIntervalMs };
-  const logoutQueue = options.redis
-    ? bullmqLogoutQueue(options.redis, options.keyPrefix, logoutQueueOptions, logger)
-    : memoryLogoutQueue(logoutQueueOptions, logger);
-  const logouts = createBackchannelLogout({
-    store, queue: logoutQueue, logger, options: options.backchannelLogout,
-    provider: () => providers.attached ?? providers.forLetters,
-    notices: { give: (...args) => notices.give(...args) },
-    emit: (event) => emit(BACKCHANNEL_LOGOUT_EVENT, event),
-  });
-  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, provider, signal, logouts, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
-  // A session that ends by its lifetime tells its sites as a sign-out does (docs/session-expiry.md).
-  const sessionExpiry = createSessionExpiry({
-    store, logger, signal,
-    provider: () => providers.attached ?? providers.forLetters,
-    backchannelLogout: (accountId, clientId, sids, cause) => access.backchannelLogout(accountId, clientId, sids, cause),
-  });
-  const expirySweeper = options.redis
-    ? bullmqExpirySweeper(options.redis, options.keyPrefix, options.sessionExpiry.sweepEveryMs, logger)
-    : memoryExpirySweeper(options.sessionExpiry.sweepEveryMs, logger);
-  const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
-  const sessions = createSessions({
-    store, adapter, sites, access, logger, provider, signal, expiry: sessionExpiry,
-    toldEnded: (accountId, browser, browserId) => notices.give(accountId, 'sessions_ended', { browser, ref: browserId }),
-  });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
   // keys (newest first), so every instance agrees and keys rotate together.
   const fallbackSecret = randomBytes(32);
   const secrets = (): (string | Buffer)[] => {
-    const keys = (providers.attached ?? providers.forLetters)?.keys as unknown;
+    const keys = signingProvider()?.keys as unknown;
     return Array.isArray(keys) && keys.length > 0 ? keys.map(String) : [fallbackSecret];
   };
   const csrf = createCsrf(() => secrets()[0]!);
@@ -191,34 +163,51 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     inbox: { size: options.notify.inboxSize, maxAgeMs: options.notify.inboxMaxAgeDays * 86_400_000 },
     enabled: options.securityNotices,
   });
-  // How the host's people sign in, in the security letters' and notices' words.
-  const signInCheck = signInCheckFor(options.securityNotices.signInCheck, logger);
-  const theft = createTheft({
-    logger,
-    emit,
-    notice: theftNoticeAndSignal(createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }), signal),
-  });
-  const recentSignIn = recentSignIns(provider, options.console.recentSignInSeconds);
-  const sendLetter = letterSender({
-    store, sites, orgs: organizations, senders, contacts, mailer, tokens,
-    provider: () => providers.attached ?? providers.forLetters, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs, signInCheck,
-  });
 
+  // The two channels that tell the sites, then the one module that tells them (src/tell/).
+  // Beside the letters' queue, run by the same worker (src/worker.ts, or in-process).
+  const logoutQueueOptions = { ...options.backchannelLogout, stalledIntervalMs: options.letters.stalledIntervalMs };
+  const logoutQueue = options.redis
+    ? bullmqLogoutQueue(options.redis, options.keyPrefix, logoutQueueOptions, logger)
+    : memoryLogoutQueue(logoutQueueOptions, logger);
+  const logouts = createBackchannelLogout({
+    store, queue: logoutQueue, logger, options: options.backchannelLogout, provider: signingProvider, notices,
+    emit: (event) => emit(BACKCHANNEL_LOGOUT_EVENT, event),
+  });
   const ssfOptions = { ...options.letters, keepSeconds: 3600 };
   const ssfQueue = options.redis ? bullmqSsfQueue(options.redis, options.keyPrefix, ssfOptions, logger) : memorySsfQueue(ssfOptions, logger);
   const streams = createStreams(store);
-  const signingProvider = () => providers.attached ?? providers.forLetters;
-  /** The `sub` a person has at a site, as in its ID tokens (pairwise included); `via` a provider of the caller's (the import's). */
-  const subjectAt = async (accountId: string, clientId: string, via?: Provider) => {
-    const provider = via ?? signingProvider();
-    const client = await provider?.Client.find(clientId).catch(() => undefined);
-    return provider && client ? subjectFor(provider, undefined, accountId, client) : undefined;
-  };
   const transmitter = createTransmitter({
     store, streams, queue: ssfQueue, sites, contacts, logger, limits: SSF_LIMITS, allowPrivateFetchHosts: options.allowPrivateFetchHosts,
     issuer: () => signingProvider()?.issuer,
     sign: setSigner(() => providers.jwks),
-    subject: subjectAt,
+    subject: subjectAt, attempts: ssfOptions.attempts,
+    emit: (event) => emit(SHARED_SIGNALS_EVENT, event),
+  });
+  const tell = createTell({ queueLogout: logouts.queueLogout, signal: transmitter.signal, secret: () => secrets()[0]! });
+
+  // A session that ends by its lifetime tells its sites as a sign-out does (docs/session-expiry.md).
+  const sessionExpiry = createSessionExpiry({ store, logger, tell, provider: signingProvider });
+  const expirySweeper = options.redis
+    ? bullmqExpirySweeper(options.redis, options.keyPrefix, options.sessionExpiry.sweepEveryMs, logger)
+    : memoryExpirySweeper(options.sessionExpiry.sweepEveryMs, logger);
+  const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, tell, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
+  const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
+  const sessions = createSessions({
+    store, adapter, sites, logger, provider, tell, expiry: sessionExpiry,
+    toldEnded: (accountId, browser, browserId) => notices.give(accountId, 'sessions_ended', { browser, ref: browserId }),
+  });
+  // How the host's people sign in, in the security letters' and notices' words.
+  const signInCheck = signInCheckFor(options.securityNotices.signInCheck, logger);
+  theft = createTheft({
+    logger,
+    emit,
+    notice: createTheftNotices({ notices, access, logger, windowMs: options.theftNotice.windowSeconds * 1000 }),
+  });
+  const recentSignIn = recentSignIns(provider, options.console.recentSignInSeconds);
+  const sendLetter = letterSender({
+    store, sites, orgs: organizations, senders, contacts, mailer, tokens,
+    provider: signingProvider, serviceName: options.serviceName, logger, holdMs: options.letters.stalledIntervalMs, signInCheck,
   });
 
   const deletion = createAccountDeletion({
@@ -229,9 +218,9 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
 
   return {
     deleteAccount, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
-    streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
+    streams, ssfQueue, transmitter, tell, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
-    csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,
+    csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft: theft!, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,
   };
 }
 

@@ -5,7 +5,7 @@ import { attachTo } from './attach.ts';
 import { commandMode } from './command/mode.ts';
 import { resolveOptions, type SignoutNotifyOptions } from './options.ts';
 import { isSecurityNoticeKind, SECURITY_NOTICE_KINDS } from './notify/security-notices.ts';
-import { queueCounts } from './notify/queue-counts.ts';
+import { queueCounts } from './queue/counts.ts';
 import { createParts, type Providers } from './parts.ts';
 import { configureProvider } from './provider/configure.ts';
 import type { SignoutNotify } from './signout-notify.ts';

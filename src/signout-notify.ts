@@ -10,7 +10,7 @@ import type { Logger } from './host.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Inbox } from './notify/inbox.ts';
 import type { LetterQueue } from './notify/letters.ts';
-import type { QueueCounts } from './notify/queue-counts.ts';
+import type { QueueCounts } from './queue/counts.ts';
 import type { SecurityNoticeDetails, SecurityNoticeKind, SecurityNoticeResult } from './notify/security-notices.ts';
 import type { Senders } from './notify/senders.ts';
 import type { ResolvedOptions } from './options.ts';

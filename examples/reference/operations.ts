@@ -8,7 +8,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-import { BACKCHANNEL_LOGOUT_EVENT, isUnavailable, LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, REPLAY_EVENT, UNAVAILABLE_EVENT, type SignoutNotify } from '../../src/index.ts';
+import { BACKCHANNEL_LOGOUT_EVENT, isUnavailable, LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYED_EVENT, REPLAY_EVENT, SHARED_SIGNALS_EVENT, UNAVAILABLE_EVENT, type SignoutNotify } from '../../src/index.ts';
 
 export interface Operations {
   /** Koa step: /healthz, /readyz (and /metrics when `metricsOnPublic`), and request metrics for everything else. */
@@ -59,6 +59,7 @@ export function createOperations(plugin: SignoutNotify, options: { metricsOnPubl
   const notifications = new Counter({ name: 'osn_notifications_total', help: 'POST /api/notify answered 202, by result (email, in_app, or the skipped reason)', labelNames: ['result'], registers: [registry] });
   const letters = new Counter({ name: 'osn_letters_total', help: 'Letter tries finished by the worker, by outcome (sent, skipped, retry, failed)', labelNames: ['outcome'], registers: [registry] });
   const logouts = new Counter({ name: 'osn_backchannel_logouts_total', help: 'Back-channel logout tries, by site and outcome (sent, retry, failed: given up)', labelNames: ['client', 'outcome'], registers: [registry] });
+  const sharedSignals = new Counter({ name: 'osn_shared_signals_total', help: 'Shared Signals SET tries, by site and outcome (sent, kept, held, retry, failed, refused, dropped)', labelNames: ['client', 'outcome'], registers: [registry] });
   const reuse = new Counter({ name: 'osn_refresh_reuse_detected_total', help: 'Reuse of a rotated refresh token or a redeemed code (theft): chain revoked', labelNames: ['model'], registers: [registry] });
   const answeredAgain = new Counter({ name: 'osn_refresh_replayed_total', help: 'Refresh answers given again within the reuse leeway, by site', labelNames: ['client'], registers: [registry] });
   const unavailable = new Counter({ name: 'osn_redis_unavailable_total', help: 'Requests answered 503 because Redis was unavailable', registers: [registry] });
@@ -73,6 +74,7 @@ export function createOperations(plugin: SignoutNotify, options: { metricsOnPubl
   plugin.on(NOTIFIED_EVENT, ({ result }) => notifications.inc({ result: result.skipped ?? (result.email ? 'email' : 'in_app') }));
   plugin.on(LETTER_EVENT, ({ outcome }) => letters.inc({ outcome }));
   plugin.on(BACKCHANNEL_LOGOUT_EVENT, ({ clientId, outcome }) => logouts.inc({ client: clientId, outcome }));
+  plugin.on(SHARED_SIGNALS_EVENT, ({ clientId, outcome }) => sharedSignals.inc({ client: clientId, outcome }));
   plugin.on(REPLAY_EVENT, ({ model }) => reuse.inc({ model }));
   plugin.on(REFRESH_REPLAYED_EVENT, ({ clientId }) => answeredAgain.inc({ client: clientId }));
   plugin.on(UNAVAILABLE_EVENT, () => unavailable.inc());

@@ -1,4 +1,4 @@
-import type { QueueCount } from '../notify/queue-counts.ts';
+import type { QueueCount } from '../queue/counts.ts';
 import { EXIT } from './args.ts';
 import type { HostModule } from './host-module.ts';
 import { n, type Output } from './output.ts';

@@ -23,6 +23,8 @@ export interface LogoutOutcome {
 
 /** How long an outcome is kept: the console shows the last week's (a new one drops older ones). */
 const OUTCOMES_KEPT_MS = 7 * 24 * 60 * 60_000;
+/** The most outcomes a person's (or a sign-out's) record keeps: a new one drops the oldest past it. */
+export const OUTCOMES_CAP = 100;
 
 /** Key layout; documented in docs/redis-keys.md. */
 export function logoutKeys(prefix: string) {
@@ -31,6 +33,8 @@ export function logoutKeys(prefix: string) {
     account: (accountId: string) => `${prefix}account:{${accountId}}:logouts`,
     /** One sign-out's logouts: job id -> outcome (JSON), for its signed-out page. */
     signout: (signoutId: string) => `${prefix}signout:{${signoutId}}:logouts`,
+    /** Beside each: job id -> when first written (ms), so the oldest go without reading the record (lua/logout_outcome.lua). */
+    index: (key: string) => `${key}:at`,
   };
 }
 
@@ -65,7 +69,7 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps) {
   const keys = logoutKeys(store.prefix);
 
   const write = (key: string, job: LogoutJob, state: LogoutState, onlyNew: boolean) =>
-    store.run(commands.logoutOutcome(), [key], [job.id, JSON.stringify({ clientId: job.clientId, state, at: job.at }), OUTCOMES_KEPT_MS, onlyNew ? '1' : '0', Date.now()]);
+    store.run(commands.logoutOutcome(), [key, keys.index(key)], [job.id, JSON.stringify({ clientId: job.clientId, state, at: job.at }), OUTCOMES_KEPT_MS, onlyNew ? '1' : '0', Date.now(), OUTCOMES_CAP]);
 
   /**
    * Queues the logout, then records it as pending; false when this logout

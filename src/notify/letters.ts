@@ -1,9 +1,9 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
-import { asUnavailable } from '../store/availability.ts';
-import { dropJobs, inProcessQueue, patientConnection, throttled } from './queue-kit.ts';
+import { dropJobs, durableQueue } from '../queue/durable.ts';
+import { inProcessQueue } from '../queue/in-process.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
 
@@ -101,90 +101,44 @@ export interface LetterQueue {
  * restarted) takes it up again.
  */
 export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, options: LetterQueueOptions, logger: Logger, onLetter: OnLetter = () => {}): LetterQueue {
-  // Under the plugin's prefix; the braces make every BullMQ key of the queue
-  // one Cluster hash tag, as BullMQ requires.
-  const prefix = `${keyPrefix}{letters}`;
-  const queue = new Queue<LetterJob>('letters', { connection: redis as Redis, prefix });
-  queue.on('error', throttled(logger, 'letter queue error'));
-  let worker: Worker<LetterJob, LetterOutcome> | undefined;
-  let workerConnection: Redis | Cluster | undefined;
-  let cleaner: NodeJS.Timeout | undefined;
-
-  // BullMQ's removeOnComplete/removeOnFail act only when a later job finishes:
-  // the last jobs would stay for good. The worker removes every finished job
-  // past its age, at most a quarter of that age (and 15 minutes) late.
-  const cleanUp = async () => {
-    for (const [state, seconds] of [['completed', options.keepCompletedSeconds], ['failed', options.keepFailedSeconds]] as const) {
-      while ((await queue.clean(seconds * 1000, 1000, state)).length === 1000);
-    }
-  };
-  const cleanEveryMs = Math.min(15 * 60_000, Math.max(250, (Math.min(options.keepCompletedSeconds, options.keepFailedSeconds) * 1000) / 4));
-
+  const durable = durableQueue<LetterJob, LetterOutcome>(redis, keyPrefix, {
+    of: 'letters', label: 'letter', logger, concurrency: options.concurrency, stalledIntervalMs: options.stalledIntervalMs,
+    keep: { completedSeconds: options.keepCompletedSeconds, failedSeconds: options.keepFailedSeconds },
+  });
   return {
     async add(job) {
-      await queue.add('letter', job, {
+      await durable.add('letter', job, {
         jobId: job.id,
         attempts: options.attempts,
         backoff: { type: 'exponential', delay: options.backoffMs },
         // BullMQ removes jobs past these ages when later jobs finish; the
-        // worker's cleanup removes the last ones too (see cleanUp). The sent
-        // marker covers what comes later.
+        // worker's cleaner removes the last ones too. The sent marker covers what comes later.
         removeOnComplete: { age: options.keepCompletedSeconds },
         removeOnFail: { age: options.keepFailedSeconds },
-      }).catch(asUnavailable);
+      });
     },
     startWorker(process) {
-      if (worker) return;
-      workerConnection = patientConnection(redis);
-      worker = new Worker<LetterJob, LetterOutcome>('letters', async (job: Job<LetterJob>) => {
+      durable.startWorker(async (job: Job<LetterJob>) => {
         try {
           return await process(job.data);
         } catch (err) {
           if (err instanceof PermanentLetterError) throw new UnrecoverableError(err.message);
           throw err;
         }
-      }, {
-        connection: workerConnection as Redis,
-        prefix,
-        concurrency: options.concurrency,
-        stalledInterval: options.stalledIntervalMs,
-        // A dead worker's letter is free again after this long (BullMQ renews the lock at half of it).
-        lockDuration: options.stalledIntervalMs,
-        maxStalledCount: 10,
-      });
-      worker.on('error', throttled(logger, 'letter worker error'));
-      worker.on('completed', (job, outcome) => onLetter(outcomeEvent(String(job.id), outcome)));
-      const cleanError = throttled(logger, 'letter queue cleanup failed');
-      cleaner = setInterval(() => { cleanUp().catch(cleanError); }, cleanEveryMs);
-      cleaner.unref();
-      worker.on('failed', (job, err) => {
-        if (!job) return;
-        const final = err instanceof UnrecoverableError || job.attemptsMade >= options.attempts;
-        logger.warn(final ? 'letter given up' : 'letter will be retried', { notificationId: job.id, attempt: job.attemptsMade, reason: err.message });
-        onLetter({ notificationId: String(job.id), outcome: final ? 'failed' : 'retry', reason: err.message });
+      }, (worker) => {
+        worker.on('completed', (job, outcome) => onLetter(outcomeEvent(String(job.id), outcome)));
+        worker.on('failed', (job, err) => {
+          if (!job) return;
+          const final = err instanceof UnrecoverableError || job.attemptsMade >= options.attempts;
+          logger.warn(final ? 'letter given up' : 'letter will be retried', { notificationId: job.id, attempt: job.attemptsMade, reason: err.message });
+          onLetter({ notificationId: String(job.id), outcome: final ? 'failed' : 'retry', reason: err.message });
+        });
       });
     },
-    async stopWorker() {
-      clearInterval(cleaner);
-      // close() without force waits for the jobs in hand (BullMQ).
-      await worker?.close();
-      worker = undefined;
-      workerConnection?.disconnect();
-      workerConnection = undefined;
-    },
-    async pending() {
-      const counts = await queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'waiting-children');
-      return Object.values(counts).reduce((a, b) => a + b, 0);
-    },
-    async dropAccount(accountId) {
-      return dropJobs(queue, (data) => data.accountId === accountId);
-    },
-    async close() {
-      clearInterval(cleaner);
-      await worker?.close();
-      await queue.close();
-      workerConnection?.disconnect();
-    },
+    stopWorker: durable.stopWorker,
+    pending: durable.pending,
+    dropAccount: (accountId) => dropJobs(durable.queue, (data) => data.accountId === accountId),
+    close: durable.close,
   };
 }
 

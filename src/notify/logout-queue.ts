@@ -1,11 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-import { Queue, Worker, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
+import { DONE_STATES, dropJobs, durableQueue } from '../queue/durable.ts';
 import { asUnavailable } from '../store/availability.ts';
-import { DONE_STATES, dropJobs, patientConnection, throttled } from './queue-kit.ts';
+import { inProcessQueue } from '../queue/in-process.ts';
 
 /**
  * One back-channel logout to deliver: who, which site, which session there.
@@ -64,28 +63,32 @@ export interface LogoutQueue {
 const KEEP_FINISHED_SECONDS = 24 * 60 * 60;
 
 /**
+ * After the sign-out's own try (the first), the queue's: `backoffMs` after
+ * the logout was queued, then twice that after each failed one
+ * (docs/backchannel-logout.md). BullMQ's exponential backoff waits
+ * delay * 2^(failures - 1), so its delay is twice `backoffMs`.
+ */
+const retryDelayMs = (options: LogoutQueueOptions) => 2 * options.backoffMs;
+
+/**
  * The logout queue on the plugin's Redis (BullMQ, job id = LogoutJob.id),
  * beside the letters' and run wherever their worker runs: a logout queued
  * before the sign-out's answer survives a crash of this process.
  */
 export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, options: LogoutQueueOptions, logger: Logger): LogoutQueue {
-  const prefix = `${keyPrefix}{logouts}`;
-  const queue = new Queue<LogoutJob>('logouts', { connection: redis as Redis, prefix });
-  queue.on('error', throttled(logger, 'logout queue error'));
-  let worker: Worker<LogoutJob, LogoutTry> | undefined;
-  let workerConnection: Redis | Cluster | undefined;
-
+  const durable = durableQueue<LogoutJob, LogoutTry>(redis, keyPrefix, { of: 'logouts', label: 'logout', logger, concurrency: 4, stalledIntervalMs: options.stalledIntervalMs });
+  const { queue } = durable;
   return {
     async add(job) {
-      await queue.add('logout', job, {
+      await durable.add('logout', job, {
         jobId: job.id,
         delay: options.backoffMs,
         // The process decides when to give up (tries or time); this bound is never the one reached.
         attempts: options.attempts + 1,
-        backoff: { type: 'exponential', delay: options.backoffMs },
+        backoff: { type: 'exponential', delay: retryDelayMs(options) },
         removeOnComplete: { age: KEEP_FINISHED_SECONDS },
         removeOnFail: { age: KEEP_FINISHED_SECONDS },
-      }).catch(asUnavailable);
+      });
     },
     async drop(id) {
       // A job the worker holds is not removed (BullMQ): it reads the outcome and sends nothing.
@@ -99,102 +102,45 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
       return dropJobs(queue, (data) => data.accountId === accountId, DONE_STATES);
     },
     startWorker(process) {
-      if (worker) return;
-      workerConnection = patientConnection(redis);
-      worker = new Worker<LogoutJob, LogoutTry>('logouts', (job: Job<LogoutJob>) => process(job.data, job.attemptsMade + 1), {
-        connection: workerConnection as Redis,
-        prefix,
-        concurrency: 4,
-        stalledInterval: options.stalledIntervalMs,
-        lockDuration: options.stalledIntervalMs,
-        maxStalledCount: 10,
-      });
-      worker.on('error', throttled(logger, 'logout worker error'));
+      durable.startWorker((job: Job<LogoutJob>) => process(job.data, job.attemptsMade + 1));
     },
-    async stopWorker() {
-      await worker?.close();
-      worker = undefined;
-      workerConnection?.disconnect();
-      workerConnection = undefined;
-    },
-    async close() {
-      await worker?.close();
-      await queue.close();
-      workerConnection?.disconnect();
-    },
+    stopWorker: durable.stopWorker,
+    close: durable.close,
   };
 }
 
 /**
- * The embedded mode's logout queue: in this process, with the same delays.
- * Like everything in the embedded store, logouts not delivered yet are lost
- * when the process stops.
+ * The embedded mode's logout queue: the in-process twin, with the same
+ * delays. Like everything in the embedded store, logouts not delivered yet
+ * are lost when the process stops.
  */
 export function memoryLogoutQueue(options: LogoutQueueOptions, logger: Logger): LogoutQueue {
-  const known = new Set<string>();
-  const timers = new Map<NodeJS.Timeout, LogoutJob>();
-  const waiting: { job: LogoutJob; tries: number }[] = [];
-  let process: ((job: LogoutJob, tries: number) => Promise<LogoutTry>) | undefined;
-  let closed = false;
-  // The queue's tries run outside the request that queued them (as BullMQ's
-  // worker does): a timer would otherwise carry that request's context along.
-  const outside = AsyncLocalStorage.snapshot();
-
-  const later = (job: LogoutJob, tries: number, ms: number) => outside(() => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      waiting.push({ job, tries });
-      pump();
-    }, ms);
-    timer.unref();
-    timers.set(timer, job);
+  const queue = inProcessQueue<LogoutJob, LogoutTry>({
+    id: (job) => job.id,
+    // The process decides when to give up (tries or time); RetryLogout asks for another try.
+    attempts: Number.POSITIVE_INFINITY,
+    firstDelayMs: options.backoffMs,
+    backoffMs: retryDelayMs(options),
+    concurrency: 4,
+    permanent: (err) => !(err instanceof RetryLogout),
+    givenUp: (job, _attempt, err) => logger.warn('logout given up', { clientId: job.clientId, reason: err.message }),
   });
-  function pump(): void {
-    while (process && !closed && waiting.length > 0) {
-      const { job, tries } = waiting.shift()!;
-      process(job, tries).then(() => known.delete(job.id), (err: Error) => {
-        if (err instanceof RetryLogout) later(job, tries + 1, options.backoffMs * 2 ** (tries - 1));
-        else {
-          logger.warn('logout given up', { clientId: job.clientId, reason: err.message });
-          known.delete(job.id);
-        }
-      });
-    }
-  }
-
   return {
-    async add(job) {
-      if (known.has(job.id)) return;
-      known.add(job.id);
-      later(job, 1, options.backoffMs);
-    },
+    add: queue.add,
     async drop(id) {
-      for (const [timer, of] of timers) {
-        if (of.id !== id) continue;
-        clearTimeout(timer);
-        timers.delete(timer);
-        known.delete(id);
-      }
+      queue.drop((job) => job.id === id);
     },
     async dropAccount(accountId) {
       // Nothing finished is kept in this process: the ones to come are marked.
-      for (const job of [...timers.values(), ...waiting.map((w) => w.job)]) {
+      for (const job of queue.jobs()) {
         if (job.accountId !== accountId) continue;
         job.erased = true;
         job.signoutId = undefined;
       }
       return 0;
     },
-    startWorker(fn) {
-      process = fn;
-      pump();
-    },
-    async stopWorker() {
-      process = undefined;
-    },
-    async close() {
-      closed = true;
-      for (const timer of timers.keys()) clearTimeout(timer);
-    },
+    startWorker: queue.startWorker,
+    stopWorker: queue.stopWorker,
+    close: queue.close,
   };
 }

@@ -19,6 +19,8 @@ interface SigningOut {
   session: () => { uid?: string; accountId?: string | undefined } | undefined;
   signoutId: string;
   begun: boolean;
+  /** What the sign-out queued beside its logouts (the Shared Signals event): stored before the answer. */
+  queued: Promise<unknown>[];
 }
 
 const signingOut = new AsyncLocalStorage<SigningOut>();
@@ -35,11 +37,21 @@ export function endSessionLogouts(provider: Provider): Middleware {
   const path = provider.pathFor('end_session');
   return async (ctx, next) => {
     if (ctx.method !== 'POST' || !isConfirm(ctx.path)) return next();
-    const state: SigningOut = { session: () => providerContext(ctx).oidc?.session, signoutId: randomId(), begun: false };
+    const state: SigningOut = { session: () => providerContext(ctx).oidc?.session, signoutId: randomId(), begun: false, queued: [] };
     await signingOut.run(state, next);
+    await Promise.all(state.queued);
     if (state.begun) ctx.cookies.set(SIGNOUT_COOKIE, state.signoutId, { sameSite: 'lax', path, maxAge: SHORT });
     return undefined;
   };
+}
+
+/**
+ * Holds the sign-out's answer until `queued` is stored (oidc-provider's
+ * end_session.success listeners are not awaited): a process killed right
+ * after the answer loses nothing. Outside a sign-out it changes nothing.
+ */
+export function beforeTheAnswer(queued: Promise<unknown>): void {
+  signingOut.getStore()?.queued.push(queued);
 }
 
 /** The sign-out a signed-out page is about, from its cookie (a value of another shape is ignored). */

@@ -1,8 +1,7 @@
-import { Queue, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
-import { patientConnection, throttled } from '../notify/queue-kit.ts';
+import { durableQueue } from '../queue/durable.ts';
 import { asUnavailable } from '../store/availability.ts';
 
 /** Runs the sweep of expired sessions (./expiry.ts) every `sweepEveryMs`, where the letters' worker runs. */
@@ -21,34 +20,21 @@ const SCHEDULER = 'sweep';
  * once would still tell each session once (lua/expiry_claim.lua).
  */
 export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, sweepEveryMs: number, logger: Logger): ExpirySweeper {
-  const prefix = `${keyPrefix}{expiry}`;
   // Only the schedule and its next run stay (each run removes itself); the events stream is kept short.
-  const queue = new Queue('session-expiry', { connection: redis as Redis, prefix, streams: { events: { maxLen: 100 } } });
-  queue.on('error', throttled(logger, 'session expiry queue error'));
-  let worker: Worker | undefined;
-  let connection: Redis | Cluster | undefined;
+  const durable = durableQueue<unknown, number>(redis, keyPrefix, {
+    of: 'sessionExpiry', label: 'session expiry', logger, concurrency: 1, queueOptions: { streams: { events: { maxLen: 100 } } },
+  });
   return {
     start(sweep) {
-      if (worker) return;
-      connection = patientConnection(redis);
-      worker = new Worker('session-expiry', async () => sweep(), { connection: connection as Redis, prefix, concurrency: 1 });
-      worker.on('error', throttled(logger, 'session expiry worker error'));
-      worker.on('failed', (_job, err) => logger.warn('session expiry sweep failed', { reason: err.message }));
-      queue.upsertJobScheduler(SCHEDULER, { every: sweepEveryMs }, { name: SCHEDULER, opts: { removeOnComplete: true, removeOnFail: true } })
-        .catch(asUnavailable)
-        .catch((err: Error) => logger.error('session expiry sweep not scheduled', { reason: err.message }));
+      durable.startWorker(async () => sweep(), (worker) => {
+        worker.on('failed', (_job, err) => logger.warn('session expiry sweep failed', { reason: err.message }));
+        durable.queue.upsertJobScheduler(SCHEDULER, { every: sweepEveryMs }, { name: SCHEDULER, opts: { removeOnComplete: true, removeOnFail: true } })
+          .catch(asUnavailable)
+          .catch((err: Error) => logger.error('session expiry sweep not scheduled', { reason: err.message }));
+      });
     },
-    async stop() {
-      await worker?.close();
-      worker = undefined;
-      connection?.disconnect();
-      connection = undefined;
-    },
-    async close() {
-      await worker?.close();
-      await queue.close();
-      connection?.disconnect();
-    },
+    stop: durable.stopWorker,
+    close: durable.close,
   };
 }
 

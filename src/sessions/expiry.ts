@@ -1,14 +1,12 @@
-import { createHash } from 'node:crypto';
-
 import type Provider from 'oidc-provider';
 
 import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import type { Logger } from '../host.ts';
 import { sessionByUid } from '../provider-types.ts';
-import type { Signaller } from '../ssf/transmitter.ts';
 import * as commands from '../store/commands.ts';
 import { EXPIRY_GRACE_MS, expiryKeys } from '../store/expiry-keys.ts';
 import type { Store } from '../store/store.ts';
+import type { TellSites } from '../tell/tell.ts';
 
 /** How long a sweeper holds what it claimed: one that dies leaves it to another after this. */
 const LEASE_MS = 5 * 60_000;
@@ -27,15 +25,8 @@ export interface SessionExpiryDeps {
   logger: Logger;
   /** The provider (attached, or the worker's): a session's current expiry is read through it. */
   provider: () => Provider | undefined;
-  /** Tells the sites through Shared Signals (src/ssf/). */
-  signal?: Signaller | undefined;
-  /** Back-channel logout of one site for the session (`cause` names it once: a repeat sends nothing). */
-  backchannelLogout: (accountId: string, clientId: string, sids: string[], cause: string) => Promise<void>;
-}
-
-/** The txn of one session's expiry: the same on every sweep, so a repeat is queued once. */
-export function expiryTxn(uid: string): string {
-  return createHash('sha256').update(`session-expired\0${uid}`).digest('base64url').slice(0, 22);
+  /** Tells the sites (src/tell/): the cause names the session, so a repeated sweep queues nothing twice. */
+  tell: TellSites;
 }
 
 /**
@@ -64,11 +55,10 @@ export function createSessionExpiry(deps: SessionExpiryDeps) {
   async function tell(accountId: string, uid: string, session: ExpiringSession): Promise<number> {
     const clientIds = Object.keys(session.sites).filter((clientId) => clientId !== CONSOLE_CLIENT_ID).sort();
     if (clientIds.length === 0) return 0;
-    await deps.signal?.({
-      kind: 'session_revoked', accountId, clientIds, reason: 'expired',
-      txn: expiryTxn(uid), at: session.exp, fields: { initiating_entity: 'policy' },
+    await deps.tell({
+      accountId, cause: `expired:${uid}`, reason: 'expired', initiator: 'policy', at: session.exp,
+      sites: clientIds.map((clientId) => ({ clientId, sids: [session.sites[clientId]!] })),
     });
-    await Promise.all(clientIds.map((clientId) => deps.backchannelLogout(accountId, clientId, [session.sites[clientId]!], `expired:${uid}`)));
     logger.info('service session expired: its sites were told', { sites: clientIds.length });
     return clientIds.length;
   }

@@ -1,10 +1,8 @@
 import type Provider from 'oidc-provider';
-import type { Signaller } from '../ssf/transmitter.ts';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import { CONSOLE_CLIENT_ID } from '../console-client.ts';
 import type { Logger } from '../host.ts';
-import type { SiteAccess } from '../sites/access.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { randomId } from '../random-pool.ts';
 import * as commands from '../store/commands.ts';
@@ -12,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import { describeDevice, type Device } from './device.ts';
 import type { SessionExpiry } from './expiry.ts';
 import { sessionByUid, type ServiceSessionRecord } from '../provider-types.ts';
+import type { TellSites } from '../tell/tell.ts';
 
 /** Sessions a person's list keeps; past it, the least recently active are forgotten (they still work). */
 const MAX_SESSIONS = 100;
@@ -55,11 +54,10 @@ export interface SessionsDeps {
   store: Store;
   adapter: StoreAdapter;
   sites: ConnectedSites;
-  access: SiteAccess;
   logger: Logger;
   provider: () => Provider | undefined;
-  /** Tells the sites through Shared Signals (src/ssf/). */
-  signal?: Signaller | undefined;
+  /** Tells the sites (src/tell/): back-channel logout and Shared Signals, once per cause and site. */
+  tell: TellSites;
   /** Sessions that end by their lifetime: a session ended here is forgotten there (told once). */
   expiry?: SessionExpiry | undefined;
 }
@@ -136,19 +134,17 @@ export function createSessions(deps: SessionsDeps) {
       // The kept session's own sign-ins at sites stay.
       const keptSids = new Set(Object.values(kept?.authorizations ?? {}).map((a) => a.sid).filter((sid): sid is string => sid !== undefined));
       const sites = await deps.sites.list(accountId);
-      const told: string[] = [];
-      await Promise.all(sites.map(async ({ clientId }) => {
-        const sids = (await deps.sites.sids(accountId, clientId)).filter((sid) => !keptSids.has(sid));
-        if (sids.length === 0) return;
-        told.push(clientId);
-        await deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], sids);
-        await deps.access.backchannelLogout(accountId, clientId, sids, `sessions:${sids.toSorted().join(',')}`);
-      }));
+      const ended = (await Promise.all(sites.map(async ({ clientId }) => ({
+        clientId, sids: (await deps.sites.sids(accountId, clientId)).filter((sid) => !keptSids.has(sid)),
+      })))).filter(({ sids }) => sids.length > 0);
       // The person's "sign out everywhere" (from a browser), or the service's endAccountAccess.
       const byPerson = from !== undefined;
-      if (told.length > 0) {
-        await deps.signal?.({ kind: 'session_revoked', accountId, clientIds: told, reason: byPerson ? 'sign_out_everywhere' : 'service', fields: { initiating_entity: byPerson ? 'user' : 'admin' } });
-      }
+      // Told before the sessions are forgotten at the sites, so a failure leaves them for the repeat.
+      await deps.tell({
+        accountId, sites: ended, cause: `sessions:${ended.flatMap(({ sids }) => sids).toSorted().join(',')}`,
+        reason: byPerson ? 'sign_out_everywhere' : 'service', initiator: byPerson ? 'user' : 'admin',
+      });
+      await Promise.all(ended.map(({ clientId, sids }) => deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], sids)));
       deps.logger.info(keep ? 'the person\'s other service sessions ended' : 'every service session of the person ended', { listed: listed.length });
       if (from) {
         const { browser, os } = describeDevice(from.userAgent);
@@ -176,9 +172,10 @@ export function createSessions(deps: SessionsDeps) {
         ...authorizations.flatMap(([clientId, a]) => (a.sid ? [deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], [a.sid])] : [])),
       ]);
       deps.logger.info('service session ended from the console', { sites: authorizations.length });
-      const clientIds = authorizations.map(([clientId]) => clientId).filter((clientId) => clientId !== CONSOLE_CLIENT_ID);
-      if (clientIds.length > 0) await deps.signal?.({ kind: 'session_revoked', accountId, clientIds, reason: 'sign_out', fields: { initiating_entity: 'user' } });
-      await Promise.all(authorizations.map(([clientId, a]) => (clientId === CONSOLE_CLIENT_ID ? undefined : deps.access.backchannelLogout(accountId, clientId, a.sid ? [a.sid] : [], `session:${uid}`))));
+      await deps.tell({
+        accountId, cause: `session:${uid}`, reason: 'sign_out', initiator: 'user',
+        sites: authorizations.filter(([clientId]) => clientId !== CONSOLE_CLIENT_ID).map(([clientId, a]) => ({ clientId, sids: a.sid ? [a.sid] : [] })),
+      });
       return true;
     },
   };

@@ -1,11 +1,12 @@
-import type Provider from 'oidc-provider';
-
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import type { Logger } from '../host.ts';
 import type { Store } from '../store/store.ts';
 import type { Organizations } from '../orgs/organizations.ts';
+import { randomId } from '../random-pool.ts';
+import type { SignalKind } from '../ssf/event-types.ts';
+import type { ReasonKey } from '../ssf/signal.ts';
+import type { Initiator, TellSites } from '../tell/tell.ts';
 import type { ConnectedSites, SiteStatus } from './connected-sites.ts';
-import type { Signaller } from '../ssf/transmitter.ts';
 
 export interface AccessDeps {
   sites: ConnectedSites;
@@ -15,12 +16,22 @@ export interface AccessDeps {
   logger: Logger;
   /** The site is forgotten in the person's expiring sessions: it was told now (src/sessions/expiry.ts). */
   forgetExpiring?: (accountId: string, clientId: string) => Promise<void>;
-  /** The provider, once the plugin is attached. */
-  provider: () => Provider | undefined;
-  /** Tells the sites through Shared Signals (src/ssf/): one queued job per cause. */
-  signal?: Signaller | undefined;
-  /** Back-channel logout, retried from a queue (src/notify/backchannel-logout.ts). */
-  logouts: { queueLogout(accountId: string, clientId: string, sids: string[], cause: string): Promise<void> };
+  /** Tells the sites (src/tell/): back-channel logout and Shared Signals, once per cause and site. */
+  tell: TellSites;
+}
+
+/**
+ * How an ending is told: its event, reason and initiator, and when the
+ * Shared Signals event goes: `always` (the cause happened), `cut` (only to
+ * a site where something was left to end: a repeat that heals a half-done
+ * one) or `never` (told otherwise).
+ */
+export interface Ending {
+  kind?: SignalKind | undefined;
+  reason: ReasonKey;
+  initiator: Initiator;
+  fields?: Record<string, unknown> | undefined;
+  sharedSignals: 'always' | 'cut' | 'never';
 }
 
 export type BlockResult = 'blocked' | 'already_blocked' | 'not_connected';
@@ -40,28 +51,32 @@ export function createSiteAccess(deps: AccessDeps) {
   const { sites, orgs, adapter, logger } = deps;
 
   /**
-   * Tells the site its access ended (OpenID Back-Channel Logout 1.0) through
-   * the logout queue: tried at once, retried when the site does not answer,
-   * shown to the person. `cause` names the event (a repeated trigger of one
-   * cause sends nothing twice).
+   * Revokes the account's grants at each site and tells the sites, once
+   * (src/tell/). Safe to repeat: once nothing is left to revoke and no
+   * session is known, a site gets no logout (a repeated Block site cannot be
+   * used to make the service flood a site with logout requests). Told
+   * before the site's sessions are forgotten, so a failure leaves them for
+   * the repeat. Returns the sites where something ended.
    */
-  async function backchannelLogout(accountId: string, clientId: string, sids: string[], cause: string): Promise<void> {
-    await deps.logouts.queueLogout(accountId, clientId, sids, cause);
-  }
-
-  /**
-   * Revokes the account's grants at the site and tells the site. Safe to
-   * repeat: once nothing is left to revoke and no session is known, it
-   * changes nothing and sends nothing (a repeated Block site cannot be used
-   * to make the service flood a site with logout requests).
-   */
-  async function cutAccess(accountId: string, clientId: string): Promise<void> {
-    const [grants, sids] = await Promise.all([adapter.revokeAccountGrants(accountId, clientId), sites.sids(accountId, clientId)]);
-    if (grants.length === 0 && sids.length === 0) return;
-    logger.info('site access revoked', { clientId, grants: grants.length });
-    // The cause: the sessions it ends there, else the grants it revoked (each ends once).
-    await backchannelLogout(accountId, clientId, sids, `access:${(sids.length > 0 ? sids : grants).toSorted().join(',')}`);
-    await Promise.all([deps.store.del([sites.keys.sids(accountId, clientId)]), deps.forgetExpiring?.(accountId, clientId)]);
+  async function endAccess(accountId: string, clientIds: readonly string[], ending: Ending): Promise<string[]> {
+    const found = await Promise.all(clientIds.map(async (clientId) => {
+      const [grants, sids] = await Promise.all([adapter.revokeAccountGrants(accountId, clientId), sites.sids(accountId, clientId)]);
+      if (grants.length > 0 || sids.length > 0) logger.info('site access revoked', { clientId, grants: grants.length });
+      return { clientId, grants, sids, cut: grants.length > 0 || sids.length > 0 };
+    }));
+    const cut = found.filter((site) => site.cut);
+    const told = ending.sharedSignals === 'always' ? found : cut;
+    if (told.length === 0) return [];
+    // The cause: the sessions it ends, else the grants it revoked (each ends once); nothing ended: this call.
+    const ended = cut.flatMap((site) => (site.sids.length > 0 ? site.sids : site.grants)).toSorted();
+    await deps.tell({
+      accountId, cause: ended.length > 0 ? `access:${ended.join(',')}` : `${ending.reason}:${randomId()}`,
+      sites: told.map(({ clientId, sids, cut: ends }) => ({ clientId, sids, logout: ends })),
+      kind: ending.kind, reason: ending.reason, initiator: ending.initiator, fields: ending.fields,
+      sharedSignals: ending.sharedSignals !== 'never',
+    });
+    await Promise.all(cut.flatMap(({ clientId }) => [deps.store.del([sites.keys.sids(accountId, clientId)]), deps.forgetExpiring?.(accountId, clientId)]));
+    return cut.map((site) => site.clientId);
   }
 
   /**
@@ -75,14 +90,12 @@ export function createSiteAccess(deps: AccessDeps) {
     if (previous === undefined) return 'not_connected';
     if (previous === 'blocked') return 'blocked';
     // Again when already removed: heals a half-done earlier attempt, sends nothing otherwise.
-    await cutAccess(accountId, clientId);
-    if (previous === 'connected') await deps.signal?.({ kind: 'access_removed', accountId, clientIds: [clientId], reason: 'access_removed', fields: { initiating_entity: 'user' } });
+    await endAccess(accountId, [clientId], { kind: 'access_removed', reason: 'access_removed', initiator: 'user', sharedSignals: previous === 'connected' ? 'always' : 'never' });
     return previous === 'connected' ? 'removed' : 'already_removed';
   }
 
   return {
-    cutAccess,
-    backchannelLogout,
+    endAccess,
 
     /**
      * Block site (console, Connected sites): the site's access ends now and it
@@ -92,8 +105,7 @@ export function createSiteAccess(deps: AccessDeps) {
       const previous: SiteStatus | undefined = await sites.setStatus(accountId, clientId, 'blocked');
       if (previous === undefined) return 'not_connected';
       // Again when already blocked: heals a half-done earlier attempt, sends nothing otherwise.
-      await cutAccess(accountId, clientId);
-      if (previous !== 'blocked') await deps.signal?.({ kind: 'site_blocked', accountId, clientIds: [clientId], reason: 'site_blocked', fields: { initiating_entity: 'user' } });
+      await endAccess(accountId, [clientId], { kind: 'site_blocked', reason: 'site_blocked', initiator: 'user', sharedSignals: previous === 'blocked' ? 'never' : 'always' });
       return previous === 'blocked' ? 'already_blocked' : 'blocked';
     },
 
@@ -122,17 +134,13 @@ export function createSiteAccess(deps: AccessDeps) {
       const result = await orgs.recordRemoval(orgId, accountId);
       if (result !== 'removed' && result !== 'already_removed') return result;
       const org = orgs.get(orgId)!;
-      const cut: string[] = [];
-      for (const clientId of org.clients) {
-        if (!(await orgs.mayUse(accountId, clientId))) {
-          await cutAccess(accountId, clientId);
-          cut.push(clientId);
-        }
-      }
-      // CAEP token-claims-change: the membership the site's tokens stood on is gone (one txn for all its sites).
-      if (result === 'removed' && cut.length > 0) {
-        await deps.signal?.({ kind: 'token_claims_change', accountId, clientIds: cut, reason: 'org_removed', fields: { initiating_entity: 'admin', claims: { org_id: orgId, org_member: false } } });
-      }
+      const gone: string[] = [];
+      for (const clientId of org.clients) if (!(await orgs.mayUse(accountId, clientId))) gone.push(clientId);
+      // CAEP token-claims-change: the membership the site's tokens stood on is gone (told once, beside the logouts).
+      await endAccess(accountId, gone, {
+        kind: 'token_claims_change', reason: 'org_removed', initiator: 'admin', fields: { claims: { org_id: orgId, org_member: false } },
+        sharedSignals: result === 'removed' ? 'always' : 'never',
+      });
       logger.info('organization member removed', { orgId });
       return result;
     },

@@ -124,7 +124,7 @@ export function createAccountDeletion(deps: DeleteAccountDeps) {
     await deps.accountPurged(accountId);
     // 2. Every grant and session ends: each site with a grant or a session gets its back-channel logout
     //    (through the logout queue: tried at once, retried if the site does not answer).
-    for (const clientId of clientIds) await access.cutAccess(accountId, clientId);
+    await access.endAccess(accountId, clientIds, { reason: 'account_purged', initiator: 'admin', sharedSignals: 'never' });
     await adapter.endAccountGrants(accountId);
     await sessions.endAll(accountId);
     // 3. oidc-provider's records that name the person (sessions past the list's cap, grants, tokens, interactions).

@@ -1,10 +1,10 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 
 import type { Logger } from '../host.ts';
-import { dropJobs, DONE_STATES, inProcessQueue, throttled } from '../notify/queue-kit.ts';
-import { asUnavailable } from '../store/availability.ts';
+import { dropJobs, DONE_STATES, durableQueue } from '../queue/durable.ts';
+import { inProcessQueue } from '../queue/in-process.ts';
 import type { Signal } from './signal.ts';
 
 /**
@@ -27,7 +27,8 @@ export interface SsfQueueOptions {
 export interface SsfQueue {
   /** Durably queues a job (resolves once stored); the same id twice is one job. */
   add(job: SsfJob): Promise<void>;
-  startWorker(process: (job: SsfJob) => Promise<void>): void;
+  /** Starts delivering in this process; `attempt`: which try of the job this is (the first is 1). */
+  startWorker(process: (job: SsfJob, attempt: number) => Promise<void>): void;
   stopWorker(): Promise<void>;
   /** Jobs not done yet. */
   pending(): Promise<number>;
@@ -64,78 +65,41 @@ const jobId = (job: SsfJob) => `${job.kind}.${job.id}`;
  * the SET or a header.
  */
 export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, options: SsfQueueOptions, logger: Logger): SsfQueue {
-  const prefix = `${keyPrefix}{ssf}`;
-  const queue = new Queue<SsfJob>('ssf', { connection: redis as Redis, prefix });
-  queue.on('error', throttled(logger, 'security event queue error'));
-  let worker: Worker<SsfJob> | undefined;
-  let connection: Redis | Cluster | undefined;
-  let cleaner: NodeJS.Timeout | undefined;
-  // As the letters' queue: BullMQ's age limits act only when a later job finishes; the worker removes the last ones too.
-  const cleanUp = async () => {
-    for (const state of ['completed', 'failed'] as const) {
-      while ((await queue.clean(options.keepSeconds * 1000, 1000, state)).length === 1000);
-    }
-  };
+  const durable = durableQueue<SsfJob>(redis, keyPrefix, {
+    of: 'sharedSignals', label: 'security event', logger, concurrency: options.concurrency, stalledIntervalMs: options.stalledIntervalMs,
+    keep: { completedSeconds: options.keepSeconds, failedSeconds: options.keepSeconds },
+  });
   return {
     async add(job) {
-      await queue.add(job.kind, job, {
+      await durable.add(job.kind, job, {
         jobId: jobId(job),
         attempts: options.attempts,
         backoff: { type: 'exponential', delay: options.backoffMs },
         // An account-purged cause (the person's sites and subjects) goes once fanned out.
         removeOnComplete: purged(job) ? true : { age: options.keepSeconds },
         removeOnFail: { age: options.keepSeconds },
-      }).catch(asUnavailable);
+      });
     },
     async dropAccount(accountId, subjects) {
+      const { queue } = durable;
       const causes = await dropJobs(queue, (data) => data.kind === 'signal' && data.signal.accountId === accountId && !purged(data));
       const doneCauses = await dropJobs(queue, (data) => data.kind === 'signal' && data.signal.accountId === accountId, DONE_STATES);
       const sets = await dropJobs(queue, (data) => data.kind === 'set' && aboutSubject(data.set, subjects), DONE_STATES);
       return causes + doneCauses + sets;
     },
     startWorker(process) {
-      if (worker) return;
-      const patient = { maxRetriesPerRequest: null, enableOfflineQueue: true, autoResendUnfulfilledCommands: true, commandTimeout: undefined };
-      connection = 'isCluster' in redis && redis.isCluster
-        ? (redis as Cluster).duplicate(undefined, { enableOfflineQueue: true, redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient } })
-        : (redis as Redis).duplicate(patient);
-      worker = new Worker<SsfJob>('ssf', async (job: Job<SsfJob>) => process(job.data), {
-        connection: connection as Redis,
-        prefix,
-        concurrency: options.concurrency,
-        stalledInterval: options.stalledIntervalMs,
-        lockDuration: options.stalledIntervalMs,
-        maxStalledCount: 10,
-      });
-      worker.on('error', throttled(logger, 'security event worker error'));
-      cleaner = setInterval(() => {
-        cleanUp().catch((err: Error) => logger.error('security event queue cleanup failed', { reason: err.message }));
-      }, Math.min(15 * 60_000, Math.max(250, (options.keepSeconds * 1000) / 4)));
-      cleaner.unref();
-      worker.on('failed', (job, err) => {
-        if (!job) return;
-        const final = job.attemptsMade >= options.attempts;
-        const clientId = job.data.kind === 'set' ? job.data.clientId : undefined;
-        logger.warn(final ? 'security event given up' : 'security event will be retried', { job: job.id, clientId, attempt: job.attemptsMade, reason: err.message });
+      durable.startWorker(async (job: Job<SsfJob>) => process(job.data, job.attemptsMade + 1), (worker) => {
+        worker.on('failed', (job, err) => {
+          if (!job) return;
+          const final = job.attemptsMade >= options.attempts;
+          const clientId = job.data.kind === 'set' ? job.data.clientId : undefined;
+          logger.warn(final ? 'security event given up' : 'security event will be retried', { job: job.id, clientId, attempt: job.attemptsMade, reason: err.message });
+        });
       });
     },
-    async stopWorker() {
-      clearInterval(cleaner);
-      await worker?.close();
-      worker = undefined;
-      connection?.disconnect();
-      connection = undefined;
-    },
-    async pending() {
-      const counts = await queue.getJobCounts('wait', 'delayed', 'active', 'prioritized', 'waiting-children');
-      return Object.values(counts).reduce((a, b) => a + b, 0);
-    },
-    async close() {
-      clearInterval(cleaner);
-      await worker?.close();
-      await queue.close();
-      connection?.disconnect();
-    },
+    stopWorker: durable.stopWorker,
+    pending: durable.pending,
+    close: durable.close,
   };
 }
 

@@ -10,13 +10,13 @@ export type ReasonKey =
   | 'org_removed' | 'account_disabled' | 'account_purged' | 'identifier_changed'
   | 'site_blocked' | 'access_removed';
 
-/** One cause the service tells the person's sites of (one txn for all its SETs). */
+/** One cause the service tells the person's sites of (one cause txn; each site gets its own, txnAt). */
 export interface Signal {
   kind: SignalKind;
   accountId: string;
   /** The sites the cause concerns; absent: every site the person is connected to. */
   clientIds?: string[] | undefined;
-  /** Shared by every SET of this cause (RFC 8417 section 2.2). */
+  /** The cause's own, never sent: each site's SETs carry txnAt(txn, clientId) (RFC 8417 section 2.2). */
   txn: string;
   reason: ReasonKey;
   /** When it happened (ms since the epoch). */
@@ -44,6 +44,17 @@ export function jtiFor(signal: Signal, clientId: string): string {
 }
 
 /**
+ * The `txn` one site gets for a cause (RFC 8417 section 2.2): the same for
+ * every SET of that cause at that site, another at every other site, and
+ * not derivable from it without the cause's random txn, which is never
+ * sent. Two sites cannot join their records on it (pairwise subjects exist
+ * to prevent exactly that; docs/choices.md "A txn per site").
+ */
+export function txnAt(txn: string, clientId: string): string {
+  return createHash('sha256').update(`txn\0${txn}\0${clientId}`).digest('base64url').slice(0, 22);
+}
+
+/**
  * The claims of one SET (RFC 8417, SSF 1.0 section 4.1, the CAEP
  * interoperability profile): one event, of `type` (the name the site's
  * stream asked for it by), the subject as the site knows the person
@@ -61,7 +72,7 @@ export function setClaims(signal: Signal, opts: { issuer: string; clientId: stri
     aud: opts.clientId,
     iat: Math.floor(opts.now / 1000),
     jti: jtiFor(signal, opts.clientId),
-    txn: signal.txn,
+    txn: txnAt(signal.txn, opts.clientId),
     sub_id: { format: 'iss_sub', iss: opts.issuer, sub: opts.sub },
     events: { [opts.type]: event },
   };

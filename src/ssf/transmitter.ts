@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
+import type { SharedSignalsEvent } from '../events.ts';
 import type { ContactLookup, Logger } from '../host.ts';
 import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
@@ -27,6 +28,10 @@ export interface TransmitterDeps {
   limits: { heldMax: number; heldTtlMs: number; pollMax: number; pollTtlMs: number; pushTimeoutMs: number };
   /** Hosts a push may reach over http or on a private address (the plugin's allowPrivateFetchHosts). */
   allowPrivateFetchHosts: readonly string[];
+  /** Tries per SET (the queue's): the last failed one is `failed`, the others `retry`. */
+  attempts: number;
+  /** Told of each try's end at each site (the plugin's SHARED_SIGNALS_EVENT). */
+  emit: (event: SharedSignalsEvent) => void;
 }
 
 /** A receiver's answer that it refused the SET (RFC 8935 section 2.3): not tried again. */
@@ -92,31 +97,39 @@ export function createTransmitter(deps: TransmitterDeps) {
   }
 
   /** Delivers one SET as its stream says now: push, keep for the poll, hold while paused, drop when disabled or gone. */
-  async function deliver(clientId: string, jti: string, set: string): Promise<void> {
+  async function deliver(clientId: string, jti: string, set: string, attempt: number): Promise<SharedSignalsEvent['outcome']> {
     const stream = await streams.get(clientId);
-    if (!stream || stream.status === 'disabled') return;
+    if (!stream || stream.status === 'disabled') return 'dropped';
     if (stream.status === 'paused') {
       const kept = await store.run(commands.ssfBufferAdd(), [keys.held(clientId)], [limits.heldMax, limits.heldTtlMs, jti, set]);
-      if (kept !== 1) logger.warn('security event dropped: the paused stream holds as many as it may', { clientId });
-      return;
+      if (kept === 1) return 'held';
+      logger.warn('security event dropped: the paused stream holds as many as it may', { clientId });
+      return 'dropped';
     }
     if (stream.delivery.method !== PUSH) {
       const kept = await store.run(commands.ssfBufferAdd(), [keys.poll(clientId)], [limits.pollMax, limits.pollTtlMs, jti, set]);
-      if (kept !== 1) logger.warn('security event dropped: the receiver has not polled the ones waiting', { clientId });
-      return;
+      if (kept === 1) return 'kept';
+      logger.warn('security event dropped: the receiver has not polled the ones waiting', { clientId });
+      return 'dropped';
     }
     try {
       await push(stream, set);
-      logger.info('security event delivered', { clientId });
+      logger.info('security event delivered', { clientId, attempt });
+      return 'sent';
     } catch (err) {
+      const reason = (err as Error).message;
       if (err instanceof RefusedError) {
-        logger.warn('security event refused by the receiver', { clientId, reason: err.message });
-        return;
+        logger.warn('security event refused by the receiver', { clientId, reason });
+        deps.emit({ clientId, outcome: 'refused', attempt, reason });
+        return 'refused';
       }
       if (err instanceof OutboundRefused) {
-        logger.warn('security event not pushed: the endpoint is not allowed', { clientId, reason: err.message });
-        return;
+        logger.warn('security event not pushed: the endpoint is not allowed', { clientId, reason });
+        deps.emit({ clientId, outcome: 'refused', attempt, reason });
+        return 'refused';
       }
+      // The queue logs the retry or the giving up; the host is told which.
+      deps.emit({ clientId, outcome: attempt >= deps.attempts ? 'failed' : 'retry', attempt, reason });
       throw err;
     }
   }
@@ -166,10 +179,11 @@ export function createTransmitter(deps: TransmitterDeps) {
       }
     },
 
-    /** The worker's step for one job. */
-    async process(job: SsfJob): Promise<void> {
+    /** The worker's step for one job (`attempt`: which try, the first is 1); each SET's outcome is emitted. */
+    async process(job: SsfJob, attempt = 1): Promise<void> {
       if (job.kind === 'signal') return fanOut(job.signal);
-      return deliver(job.clientId, job.id.split('.', 1)[0]!, job.set);
+      const outcome = await deliver(job.clientId, job.id.split('.', 1)[0]!, job.set, attempt);
+      if (outcome !== 'refused') deps.emit({ clientId: job.clientId, outcome, attempt });
     },
 
     /** The receiver's poll (RFC 8936): acknowledges, then returns up to maxEvents kept SETs. */

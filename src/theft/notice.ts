@@ -17,7 +17,8 @@ export interface TheftNoticeDeps {
  * section 4.14.2; both the race and oidc-provider's replay path), the person
  * is told with a security notice (src/notify/security-notices.ts), at most one
  * per person and site per window, and every grant of the person at the site
- * goes, the site getting back-channel logout for the person's sessions there.
+ * goes, the site told (src/tell/: back-channel logout for the person's
+ * sessions there, CAEP session-revoked initiated by the system).
  */
 export function createTheftNotices(deps: TheftNoticeDeps) {
   /**
@@ -28,7 +29,7 @@ export function createTheftNotices(deps: TheftNoticeDeps) {
   return async function notice(event: ReplayEvent, at = Date.now()): Promise<void> {
     const { accountId, clientId } = event;
     if (!accountId || !clientId || clientId === CONSOLE_CLIENT_ID) return;
-    deps.access.cutAccess(accountId, clientId).catch((err: Error) => deps.logger.warn('site access not ended after theft', { clientId, reason: err.message }));
+    deps.access.endAccess(accountId, [clientId], { reason: 'theft', initiator: 'system', sharedSignals: 'always' }).catch((err: Error) => deps.logger.warn('site access not ended after theft', { clientId, reason: err.message }));
     const given = await deps.notices.give(accountId, 'theft', { clientId, at }, deps.windowMs);
     if (given === 'held_back') deps.logger.info('theft notice held back: the person was told about this site within the window', { clientId });
   };

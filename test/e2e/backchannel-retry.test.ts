@@ -90,6 +90,11 @@ for (const embedded of [false, true]) describe(`back-channel logout, retried and
     // Nothing after the 200 (a further try would come 1 s later).
     await sleep(1200);
     expect(flaky.requests.map((r) => r.status)).to.deep.equal([503, 503, 200]);
+    // At the documented times (docs/backchannel-logout.md): backoffMs after the logout was queued (just before the first
+    // try), then twice that after the second try failed: never sooner, late by at most 1 s on a loaded machine.
+    const [first, second, third] = flaky.requests.map((r) => r.at) as [number, number, number];
+    expect(second - first, 'the first wait').to.be.within(150, 1250);
+    expect(third - second, 'the second wait: twice the first').to.be.within(500, 1500);
     expect(flaky.accepted).to.have.length(1);
     const payload = await flaky.verify(flaky.accepted[0]!, h.issuer, 'bcl-flaky');
     expect([payload.sub, payload.sid]).to.deep.equal([claims.sub, claims.sid]);

@@ -125,21 +125,25 @@ describe('Shared Signals push: the outbound guard', () => {
       .to.deep.include(privateAddress);
   });
 
-  it('a stream kept from before that points at localhost or [::ffff:127.0.0.1]: every push refused before connecting', async () => {
+  it('a stream kept from before that points at localhost, 127.1, 0x7f000001, [::ffff:127.0.0.1] or holds a user: every push refused before connecting', async () => {
     const created = await create('https://receiver.example/ssf', {}, kept);
     expect(created.status).to.equal(201);
     await signIn(h, kept, new Agent(), 'kept@example.com', { scope: 'openid' });
     const account = (await h.reference.accounts.findByEmail('kept@example.com'))!.accountId;
     const refusedPush = () => warnings.filter((w) => w.message === 'security event not pushed: the endpoint is not allowed' && w.fields?.clientId === 'ssf-kept');
-    for (const host of ['localhost', '[::ffff:127.0.0.1]', '127.0.0.1']) {
+    const kinds = { private: 'endpoint_url: a private address (allowed only for the hosts in allowPrivateFetchHosts)', user: 'endpoint_url: must not hold a user name or password' };
+    for (const [host, reason] of [
+      ['localhost', kinds.private], ['[::ffff:127.0.0.1]', kinds.private], ['127.0.0.1', kinds.private], ['127.1', kinds.private], ['0x7f000001', kinds.private],
+      ['user:password@receiver.example', kinds.user], ['user@127.0.0.1', kinds.user],
+    ] as const) {
       // As a stream created before these spellings were refused holds it (the store, not the API: the API refuses it now).
-      const delivery = { method: PUSH, endpoint_url: new URL(`https://${host}:${listener.port}/ssf`).href, authorization_header: 'Bearer secret-of-the-stream' };
+      const delivery = { method: PUSH, endpoint_url: `https://${host}:${listener.port}/ssf`, authorization_header: 'Bearer secret-of-the-stream' };
       await (h.redis as Redis).hset(`${h.prefix}ssf:{ssf-kept}:stream`, 'delivery', JSON.stringify(delivery));
       const before = refusedPush().length;
       await h.reference.plugin.sharedSignals.accountDisabled(account);
       for (const deadline = Date.now() + 10_000; refusedPush().length === before && listener.connections === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
       expect([listener.connections, listener.bytes], host).to.deep.equal([0, 0]);
-      expect(refusedPush().slice(before).map((w) => w.fields!.reason), host).to.deep.equal(['endpoint_url: a private address (allowed only for the hosts in allowPrivateFetchHosts)']);
+      expect(refusedPush().slice(before).map((w) => w.fields!.reason), host).to.deep.equal([reason]);
     }
   });
 });

@@ -15,6 +15,8 @@ export interface BackchannelRequest {
   tls?: { protocol: string | null; cipher: string };
   /** The status the endpoint answered. */
   status: number;
+  /** When it arrived (Date.now(): the clock the queue's delays are reckoned by, on this machine). */
+  at: number;
 }
 
 export interface BackchannelReceiver {
@@ -50,6 +52,7 @@ export async function startReceiver(opts: { tls?: { key: string; cert: string };
       const status = opts.statuses?.(requests.length) ?? 200;
       requests.push({
         status,
+        at: Date.now(),
         method: req.method ?? '',
         contentType: req.headers['content-type'],
         form,

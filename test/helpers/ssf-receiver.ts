@@ -19,6 +19,10 @@ export interface PushedSet {
   set: string;
   contentType: string | undefined;
   authorization: string | undefined;
+  /** The status the receiver answered. */
+  status: number;
+  /** When it arrived (Date.now(): the clock the queue's delays are reckoned by, on this machine). */
+  at: number;
 }
 
 export interface SsfReceiver {
@@ -29,14 +33,16 @@ export interface SsfReceiver {
   close(): Promise<void>;
 }
 
-export async function startSsfReceiver(path = '/ssf/push'): Promise<SsfReceiver> {
+/** A push receiver on 127.0.0.1; `statuses`: the answer to the n-th push (0-based), 202 by default. */
+export async function startSsfReceiver(path = '/ssf/push', statuses: (n: number) => number = () => 202): Promise<SsfReceiver> {
   const pushed: PushedSet[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => { body += c; });
     req.on('end', () => {
-      pushed.push({ set: body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
-      res.writeHead(202).end();
+      const status = statuses(pushed.length);
+      pushed.push({ set: body, contentType: req.headers['content-type'], authorization: req.headers.authorization, status, at: Date.now() });
+      res.writeHead(status).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

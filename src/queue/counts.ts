@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import { asUnavailable } from '../store/availability.ts';
+import { QUEUES, queuePrefix, type QueueOf } from './durable.ts';
 
 /** One of the plugin's queues, as an operator watches it (`plugin.queues()`, `npx oidc-signout-notify queues`). */
 export interface QueueCount {
@@ -29,21 +30,13 @@ export interface QueueCounts {
   sessionExpiry: QueueCount;
 }
 
-/** Each queue's BullMQ name and the hash tag its keys carry under the plugin's prefix. */
-const QUEUES: Record<keyof QueueCounts, { name: string; tag: string }> = {
-  letters: { name: 'letters', tag: 'letters' },
-  logouts: { name: 'logouts', tag: 'logouts' },
-  sharedSignals: { name: 'ssf', tag: 'ssf' },
-  sessionExpiry: { name: 'session-expiry', tag: 'expiry' },
-};
-
 /**
  * Counts each queue's jobs by state, read-only (BullMQ's own counts; no
  * worker is started). Two round trips per queue.
  */
 export async function queueCounts(redis: Redis | Cluster, keyPrefix: string, now = Date.now()): Promise<QueueCounts> {
-  const counted = await Promise.all(Object.entries(QUEUES).map(async ([of, { name, tag }]) => {
-    const queue = new Queue(name, { connection: redis as Redis, prefix: `${keyPrefix}{${tag}}` });
+  const counted = await Promise.all((Object.keys(QUEUES) as QueueOf[]).map(async (of) => {
+    const queue = new Queue(QUEUES[of].name, { connection: redis as Redis, prefix: queuePrefix(keyPrefix, of) });
     try {
       const [counts, [oldest]] = await Promise.all([queue.getJobCounts('wait', 'prioritized', 'active', 'delayed', 'failed'), queue.getWaiting(0, 0)]);
       const count: QueueCount = {
