@@ -10,7 +10,11 @@ export const NOT_READ = ['', ''] as const;
 
 /** A stored record as oidc-provider wants it back; a credential's id is put back as its `jti`. */
 export function parse(p: string, c: string | null, id?: string): AdapterPayload {
-  const payload = JSON.parse(p) as AdapterPayload;
+  return withRecordFields(JSON.parse(p) as AdapterPayload, c, id);
+}
+
+/** A record's parsed payload with what the hash keeps beside it: its id (credentials) and when it was consumed. */
+export function withRecordFields(payload: AdapterPayload, c: string | null, id?: string): AdapterPayload {
   if (id !== undefined) payload.jti = id;
   if (c != null) payload.consumed = Number(c);
   return payload;

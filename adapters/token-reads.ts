@@ -6,7 +6,7 @@ import { decodeTokenRead } from '../src/store/replies.ts';
 import type { Store } from '../src/store/store.ts';
 import { decodeMarks, unlessEnded } from './ended.ts';
 import { tokenReadKeyParts, type AdapterKeys } from './keys.ts';
-import { NOT_READ, parse, type Records } from './records.ts';
+import { NOT_READ, withRecordFields, type Records } from './records.ts';
 import type { RequestStates } from './request-state.ts';
 
 /** Routes that read a token's grant right after the token. */
@@ -64,16 +64,16 @@ export function createTokenReads(deps: { store: Store; keys: AdapterKeys; record
   function handedOn(reply: Parameters<typeof decodeTokenRead>[0], id: string, ctx: object | undefined, withGrant: boolean): AdapterPayload | undefined | Promise<AdapterPayload | undefined> {
     const found = decodeTokenRead(reply);
     if (!found) return undefined;
-    const payload = parse(found.payload, found.consumedAt, id);
+    const payload = withRecordFields(found.payload as AdapterPayload, found.consumedAt, id);
     if (ctx && payload.consumed) states.of(ctx).consumed = payload;
     if (found.answer !== null) return deps.withinLeeway(ctx, id, payload, found.answer, found.unwritten);
     if (ctx) {
       const marks = decodeMarks(found.siteMark, found.personMark);
       if (payload.expiresWithSession && payload.sessionUid) {
-        handOver(ctx, keys.sessionUid(payload.sessionUid as string), Promise.resolve(unlessEnded('Session', found.session === null ? undefined : parse(found.session, null), marks, found.sessionWrittenAt)));
+        handOver(ctx, keys.sessionUid(payload.sessionUid as string), Promise.resolve(unlessEnded('Session', found.session === null ? undefined : found.session as AdapterPayload, marks, found.sessionWrittenAt)));
       }
       if (withGrant && payload.grantId) {
-        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(unlessEnded('Grant', found.grant === null ? undefined : parse(found.grant, null), marks, found.grantWrittenAt)));
+        handOver(ctx, keys.record('Grant', payload.grantId), Promise.resolve(unlessEnded('Grant', found.grant === null ? undefined : found.grant as AdapterPayload, marks, found.grantWrittenAt)));
       }
     }
     return payload;

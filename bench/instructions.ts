@@ -12,13 +12,9 @@
  * than an add, the kernel's work in system calls is not counted), but they
  * show which server does more work, and how much, where rates cannot.
  *
- * How: each server runs under callgrind in a process of its own (the same
- * bench/server-process.ts as `npm run bench`), is warmed up with the same
- * requests until V8 has optimized the hot code, then its counters are zeroed
- * (`callgrind_control -z`), `--requests` requests are made one at a time on
- * one keep-alive connection, and the counters are dumped, thread by thread.
- * The main thread runs the server; the others are V8's (garbage collection,
- * the optimizing compiler) and the thread pool.
+ * How: bench/callgrind.ts runs each server under callgrind in a process of
+ * its own (the same bench/server-process.ts as `npm run bench`), warms it up,
+ * and counts `--requests` requests made one at a time, thread by thread.
  *
  * Writes bench/results/<date>-<HHMM>-instructions[-d-reads-as-a][-names].md
  * (bench/results-index.ts) and updates the index beside it.
@@ -27,9 +23,8 @@
  * project's kind has it). Takes 4 to 8 minutes per server and operation
  * (a refresh mints a fresh token per request).
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,22 +32,15 @@ import { parseArgs } from 'node:util';
 
 import { Redis } from 'ioredis';
 
-import { areaOf, namedSelfCosts } from './callgrind-names.ts';
-import { floorRoundTrips, HTTP_OPS, type HttpOp, type FloorOpName } from './ops/oauth.ts';
+import { areaOf } from './callgrind-names.ts';
+import { callgrindRunner, haveValgrind, type Name, type Row } from './callgrind.ts';
+import { hostKeys } from './host.ts';
+import { HTTP_OPS, type FloorOpName } from './ops/oauth.ts';
 import { deleteMatching } from './redis.ts';
 import { check, int, num } from './report.ts';
 import { resultsStem, startedText, writeIndex } from './results-index.ts';
-import { spawnRemote } from './rpc.ts';
-import type { TokenKind } from './mint.ts';
-import type { ServerApi } from './server-api.ts';
-import { hostKeys, type CommonSettings } from './host.ts';
-import type { ASettings, DSettings, FloorRoute } from './servers.ts';
-import { aTokenRead } from './ops/a-token-read.ts';
-import { freePort } from './free-port.ts';
 
 const OPS = ['introspect', 'introspect-revoked', 'refresh', 'code', 'revoke'] as const satisfies readonly FloorOpName[];
-type Name = 'A' | 'B' | 'D';
-
 const USAGE = `npm run bench:instructions [-- options]
 
   --ops <list>        comma-separated, of: ${OPS.join(',')} (introspect,refresh)
@@ -98,11 +86,7 @@ const names = args.names;
 const redisUrl = args['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const outDir = args.out ?? fileURLToPath(new URL('./results', import.meta.url));
 
-try {
-  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-} catch {
-  fail('valgrind is not installed (Debian: apt-get install valgrind)');
-}
+if (!haveValgrind()) fail('valgrind is not installed (Debian: apt-get install valgrind)');
 
 const log = (message: string) => console.error(`[instructions] ${message}`);
 const startedAt = new Date();
@@ -110,103 +94,7 @@ const prefix = `bench-instr:${randomBytes(4).toString('hex')}:`;
 const common = await hostKeys();
 const workDir = await mkdtemp(join(tmpdir(), 'bench-instructions-'));
 
-function settingsOf(name: Name, port: number): ASettings | DSettings | CommonSettings {
-  switch (name) {
-    // No letters are sent in these operations: the SMTP port is never dialled.
-    // The plugin's longest redisTimeoutMs: under valgrind, minting the tokens takes A longer than the default 1.5 s per command.
-    case 'A': return { ...common, port, redisUrl, keyPrefix: prefix, smtpPort: 1, letterConcurrency: 1, autoPipelining: false, redisTimeoutMs: 30_000 };
-    case 'D': return { ...common, port, redisUrl, autoPipelining: false };
-    case 'B': return { ...common, port };
-  }
-}
-
-/** One request (one after the other: fetch keeps its one connection alive) and a check of its answer. */
-async function post(port: number, op: HttpOp, body: string): Promise<void> {
-  const res = await fetch(`http://127.0.0.1:${port}${op.path}`, { method: 'POST', headers: op.headers, body });
-  const text = await res.text();
-  if (!res.ok || !op.expect(text)) throw new Error(`${op.title}: ${res.status} ${text.slice(0, 200)}`);
-}
-
-/** The dump's file of each thread: the main thread first (callgrind numbers threads from 1). */
-const dumps = async (pid: number) => (await readdir(workDir)).filter((f) => f.startsWith(`cg.${pid}.out.`)).sort();
-
-/** Instructions of each thread's dump, the main thread first. */
-async function threadTotals(pid: number): Promise<number[]> {
-  const totals: number[] = [];
-  for (const file of await dumps(pid)) {
-    const summary = /^summary: (\d+)/m.exec(await readFile(join(workDir, file), 'utf8'));
-    totals.push(summary ? Number(summary[1]) : 0);
-  }
-  return totals;
-}
-
-interface Row {
-  op: FloorOpName;
-  server: Name;
-  main: number;
-  others: number;
-  /** --names: the main thread's own instructions per request, by function. */
-  functions?: Map<string, number>;
-}
-
-const serverEntry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
-const spawn = async (name: Name, wrapper?: string[]) => {
-  const port = await freePort();
-  const env = {
-    BENCH_SETTINGS: JSON.stringify(settingsOf(name, port)),
-    ...(wrapper && names ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() } : {}),
-  };
-  // V8 writes its code log where the process runs: in the work folder, removed at the end.
-  const remote = spawnRemote<ServerApi>(serverEntry, [name], env, { wrapper, cwd: workDir });
-  await remote.ready;
-  await remote.call('accounts', { count: 100 });
-  return { port, remote };
-};
-
-/** --d-reads-as-a: A's token read on a record an A (outside valgrind) writes under the prefix. */
-async function aCommand(): Promise<FloorRoute['command']> {
-  const { remote } = await spawn('A');
-  const redis = new Redis(redisUrl);
-  try {
-    const [token] = await remote.call('mint', { kind: 'access', count: 1 });
-    return await aTokenRead(redis, prefix, token!);
-  } finally {
-    await redis.quit();
-    await remote.stop();
-  }
-}
-
-async function measure(name: Name, opName: FloorOpName): Promise<Row> {
-  const op = HTTP_OPS[opName];
-  const command = name === 'D' && opName === 'introspect' && dReadsAsA ? await aCommand() : undefined;
-  const { port, remote } = await spawn(name, [
-    'valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', // V8 writes the code it runs
-    `--callgrind-out-file=${join(workDir, 'cg.%p.out')}`, '--quiet',
-  ]);
-  try {
-    if (name === 'D') await remote.call('setFloor', { path: op.path, roundTrips: floorRoundTrips(opName)!, ...(command ? { command } : {}) });
-    const needs = op.needs as { kind: TokenKind; use: 'once' | 'pool' };
-    const tokens = await remote.call('mint', { kind: needs.kind, count: needs.use === 'once' ? warmup + requests : 200 });
-    let next = 0;
-    const body = () => op.body(tokens[needs.use === 'once' ? next++ : next++ % tokens.length]!);
-    log(`${name} ${opName}: warming up (${int(warmup)} requests)`);
-    for (let i = 0; i < warmup; i++) await post(port, op, body());
-    execFileSync('callgrind_control', ['--zero', String(remote.pid)], { stdio: 'ignore' });
-    for (let i = 0; i < requests; i++) await post(port, op, body());
-    execFileSync('callgrind_control', ['--dump', String(remote.pid)], { stdio: 'ignore' });
-    const [main = 0, ...others] = await threadTotals(remote.pid);
-    const row: Row = { op: opName, server: name, main: main / requests, others: others.reduce((a, b) => a + b, 0) / requests };
-    if (names) {
-      const map = `/tmp/perf-${remote.pid}.map`;
-      row.functions = await namedSelfCosts(join(workDir, (await dumps(remote.pid))[0]!), map, requests);
-      await rm(map, { force: true });
-    }
-    log(`${name} ${opName}: ${int(row.main)} instructions per request on the main thread, ${int(row.others)} on the others`);
-    return row;
-  } finally {
-    await remote.stop();
-  }
-}
+const measure = callgrindRunner({ redisUrl, prefix, workDir, common, warmup, requests, names, dReadsAsA, log });
 
 const rows: Row[] = [];
 try {

@@ -11,6 +11,7 @@ import { consoleRoutes } from './console/routes.ts';
 import { NOTIFIED_EVENT } from './events.ts';
 import type { NotificationResult } from './notify/notification.ts';
 import type { Parts } from './parts.ts';
+import type { RouteStep } from './provider/route-steps.ts';
 
 /** One route of the plugin's own, as its router registered it. */
 export interface OwnRoute {
@@ -44,9 +45,10 @@ export function ownPathMatcher(table: OwnRoute[]): (path: string) => boolean {
  * /api/notify, its OpenAPI document, the Shared Signals transmitter and the
  * letters' unsubscribe links, in
  * one router; its table
- * (docs/routes.md lists it) and the path check derived from it.
+ * (docs/routes.md lists it) and its step, for the paths the table's routes
+ * start with.
  */
-export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]; middleware: Middleware } {
+export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]; step: RouteStep } {
   const { options, sites, senders, inbox, organizations: orgs, access, csrf, preferences, contacts, logger, sessions, store, letters, tokens } = parts;
   const data = consoleData({ provider, sites, senders, inbox, orgs, contacts, serviceName: options.serviceName, signInCheck: parts.signInCheck });
   const router = new Router();
@@ -66,7 +68,5 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
     unsubscribeRoutes({ provider, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
   );
   const table = routeTable(router);
-  const isOwn = ownPathMatcher(table);
-  const routes = router.routes() as Middleware;
-  return { table, middleware: (ctx, next) => (isOwn(ctx.path) ? routes(ctx, next) : next()) };
+  return { table, step: { where: { test: ownPathMatcher(table) }, step: router.routes() as Middleware } };
 }

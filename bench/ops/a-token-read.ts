@@ -20,7 +20,8 @@ export async function aTokenRead(redis: Redis, prefix: string, token: string): P
     keys: [adapterKeys(prefix).record('AccessToken', token)],
     argv: [...parts.session, ...parts.grant],
   };
-  const reply = await redis.evalsha(command.sha, 1, ...command.keys, ...command.argv) as (string | null)[];
-  if (reply[0] == null || reply[2] == null || reply[3] == null) throw new Error('--d-reads-as-a: the token read found no token, session or grant');
+  const reply = await redis.evalsha(command.sha, 1, ...command.keys, ...command.argv) as string | null;
+  const [found, , session, grant] = reply === null ? [] : JSON.parse(reply) as unknown[];
+  if (found == null || session == null || grant == null) throw new Error('--d-reads-as-a: the token read found no token, session or grant');
   return command;
 }

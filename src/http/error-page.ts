@@ -79,8 +79,8 @@ const JSON_ROUTES = /^\/(?:console\/api|api)(?:\/|$)/i;
  * Koa's bare text/plain. JSON routes and clients that do not take HTML get
  * `{ error, error_description }`.
  */
-export function notFoundPages(serviceName: string, issuer: () => string, skip: (path: string) => boolean = () => false): Middleware {
-  const step: Middleware = async (ctx, next) => {
+export function notFoundPages(serviceName: string, issuer: () => string): Middleware {
+  return async (ctx, next) => {
     await next();
     if ((ctx.status !== 404 && ctx.status !== 405) || ctx.body != null) return;
     const status = ctx.status;
@@ -94,6 +94,4 @@ export function notFoundPages(serviceName: string, issuer: () => string, skip: (
     }
     sendErrorPage(ctx, { serviceName, issuer: issuer() }, status === 404 ? 'not_found' : { error: 'invalid_request' }, status);
   };
-  // oidc-provider's JSON endpoints (the hot paths) go past without a step of their own.
-  return (ctx, next) => (skip(ctx.path) ? next() : step(ctx, next));
 }

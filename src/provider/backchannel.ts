@@ -8,7 +8,7 @@ import { logoutJobId, type BackchannelLogout, type LogoutOutcome } from '../noti
 import type { LogoutLine } from '../../views/logouts.ts';
 import { providerContext } from '../http/context.ts';
 import { randomId } from '../random-pool.ts';
-import { routeMatcher } from './paths.ts';
+import type { RouteStep } from './route-steps.ts';
 
 /** Names the sign-out whose logouts the signed-out page shows (its value: a random id; HttpOnly, SameSite=Lax, for /session/end only). */
 export const SIGNOUT_COOKIE = 'osn.signout';
@@ -32,17 +32,17 @@ const signingOut = new AsyncLocalStorage<SigningOut>();
  * the logout queue (queuedBackchannelFetch); afterwards a cookie names the
  * sign-out, so the signed-out page can show each site's outcome.
  */
-export function endSessionLogouts(provider: Provider): Middleware {
-  const isConfirm = routeMatcher(provider, ['end_session_confirm']);
+export function endSessionLogouts(provider: Provider): RouteStep {
   const path = provider.pathFor('end_session');
-  return async (ctx, next) => {
-    if (ctx.method !== 'POST' || !isConfirm(ctx.path)) return next();
+  const step: Middleware = async (ctx, next) => {
+    if (ctx.method !== 'POST') return next();
     const state: SigningOut = { session: () => providerContext(ctx).oidc?.session, signoutId: randomId(), begun: false, queued: [] };
     await signingOut.run(state, next);
     await Promise.all(state.queued);
     if (state.begun) ctx.cookies.set(SIGNOUT_COOKIE, state.signoutId, { sameSite: 'lax', path, maxAge: SHORT });
     return undefined;
   };
+  return { where: { routes: ['end_session_confirm'] }, step };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { pathMatcher } from './paths.ts';
+
+import type { RouteStep } from './route-steps.ts';
 
 // oidc-provider serves the same document at both (RFC 8414, OpenID Connect Discovery 1.0).
 const DISCOVERY_PATHS = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'];
@@ -10,8 +11,7 @@ const DISCOVERY_PATHS = ['/.well-known/openid-configuration', '/.well-known/oaut
  * its `discovery` setting can only add members, so this step trims the answer
  * to `allowed` (RFC 9700 section 2.1.1: code flow, query or form_post).
  */
-export function codeFlowDiscovery(allowed: readonly string[]): Middleware {
-  const isDiscovery = pathMatcher(DISCOVERY_PATHS);
+export function codeFlowDiscovery(allowed: readonly string[]): RouteStep {
   const trim: Middleware = async (ctx, next) => {
     await next();
     const body = ctx.body as { response_modes_supported?: string[] } | undefined;
@@ -19,5 +19,5 @@ export function codeFlowDiscovery(allowed: readonly string[]): Middleware {
       body.response_modes_supported = body.response_modes_supported.filter((mode) => allowed.includes(mode));
     }
   };
-  return (ctx, next) => (isDiscovery(ctx.path) ? trim(ctx, next) : next());
+  return { where: { paths: DISCOVERY_PATHS }, step: trim };
 }

@@ -10,7 +10,7 @@ import { sendPage as send } from '../http/page.ts';
 import { autoLogoutPage, logoutPage, signedOutPage, stayedPage } from '../../views/logout.ts';
 import { logoutLinesOf, SIGNOUT_COOKIE, signoutIdFrom } from './backchannel.ts';
 import type { BackchannelLogout } from '../notify/backchannel-logout.ts';
-import { routeMatcher } from './paths.ts';
+import type { RouteStep } from './route-steps.ts';
 import { subjectFor } from './subject.ts';
 import { providerContext } from '../http/context.ts';
 
@@ -29,8 +29,7 @@ const SHORT = 10 * 60_000;
  * and the person is asked, as without one. A POST is turned into the
  * equivalent GET so the provider reads the cleaned parameters.
  */
-export function endSessionPreStep(provider: Provider, serviceName: string): Middleware {
-  const isEndSession = routeMatcher(provider, ['end_session']);
+export function endSessionPreStep(provider: Provider, serviceName: string): RouteStep {
   const path = provider.pathFor('end_session');
   const step: Middleware = async (ctx, next) => {
     if (ctx.method === 'POST') {
@@ -62,7 +61,7 @@ export function endSessionPreStep(provider: Provider, serviceName: string): Midd
     noSessionPage(providerContext(ctx), serviceName);
     return undefined;
   };
-  return (ctx, next) => (isEndSession(ctx.path) ? step(ctx, next) : next());
+  return { where: { routes: ['end_session'] }, step };
 }
 
 /**
@@ -73,8 +72,7 @@ export function endSessionPreStep(provider: Provider, serviceName: string): Midd
  * still signed in and the asking site was signed out, with the site's return
  * address (as registered, with its state) as a link.
  */
-export function endSessionConfirmPostStep(provider: Provider): Middleware {
-  const isConfirm = routeMatcher(provider, ['end_session_confirm']);
+export function endSessionConfirmPostStep(provider: Provider): RouteStep {
   const path = provider.pathFor('end_session');
   const step: Middleware = async (ctx, next) => {
     await next();
@@ -89,7 +87,7 @@ export function endSessionConfirmPostStep(provider: Provider): Middleware {
     if (oidc.client) success.searchParams.set('client_id', oidc.client.clientId);
     ctx.redirect(success.href);
   };
-  return (ctx, next) => (ctx.method === 'POST' && isConfirm(ctx.path) ? step(ctx, next) : next());
+  return { where: { routes: ['end_session_confirm'] }, step: (ctx, next) => (ctx.method === 'POST' ? step(ctx, next) : next()) };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Logger } from '../host.ts';
 import type { SecurityNotices } from '../notify/security-notices.ts';
 import type { Browsers } from '../sessions/browsers.ts';
 import { describeDevice } from '../sessions/device.ts';
-import { routePrefixMatcher } from './paths.ts';
+import type { RouteStep } from './route-steps.ts';
 
 /** The plugin's browser cookie: a random id, to know a browser again at its next sign-in. */
 export const BROWSER_COOKIE = 'osn.known';
@@ -50,8 +50,7 @@ export function knownBrowser(provider: Provider, ctx: Context): string | undefin
  * (the interaction's login result) asks whether the account knew that
  * browser. A failure here never fails the sign-in.
  */
-export function newBrowserNotices(provider: Provider, deps: { browsers: Browsers; notices: SecurityNotices; logger: Logger }): Middleware {
-  const goesThroughSignIns = routePrefixMatcher(provider, ['authorization']);
+export function newBrowserNotices(provider: Provider, deps: { browsers: Browsers; notices: SecurityNotices; logger: Logger }): RouteStep {
   const step: Middleware = async (ctx, next) => {
     let browserId = knownBrowser(provider, ctx);
     if (!browserId) {
@@ -72,5 +71,5 @@ export function newBrowserNotices(provider: Provider, deps: { browsers: Browsers
       deps.logger.warn('new browser not checked', { reason: (err as Error).message });
     }
   };
-  return (ctx, next) => (goesThroughSignIns(ctx.path) ? step(ctx, next) : next());
+  return { where: { under: ['authorization'] }, step };
 }

@@ -1,9 +1,8 @@
 import type { Middleware } from 'koa';
-import type Provider from 'oidc-provider';
 
 import type { Logger } from '../host.ts';
 import { writeThrottle } from '../write-throttle.ts';
-import { routePrefixMatcher } from './paths.ts';
+import type { RouteStep } from './route-steps.ts';
 import type { Sessions } from '../sessions/sessions.ts';
 import { providerContext } from '../http/context.ts';
 
@@ -18,9 +17,8 @@ const EVERY_MS = 60_000;
  * User-Agent and when it was last active. After oidc-provider saved the
  * session, so its expiry is known.
  */
-export function recordSessions(provider: Provider, sessions: Sessions, logger: Logger): Middleware {
+export function recordSessions(sessions: Sessions, logger: Logger): RouteStep {
   const throttle = writeThrottle(EVERY_MS);
-  const goesThroughSessions = routePrefixMatcher(provider, ['authorization', 'code_verification']);
 
   const step: Middleware = async (ctx, next) => {
     await next();
@@ -37,5 +35,5 @@ export function recordSessions(provider: Provider, sessions: Sessions, logger: L
       logger.warn('session not recorded', { reason: (err as Error).message });
     }
   };
-  return (ctx, next) => (goesThroughSessions(ctx.path) ? step(ctx, next) : next());
+  return { where: { under: ['authorization', 'code_verification'] }, step };
 }

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import { CONSOLE_CLIENT_ID } from '../console-client.ts';
-import { routePrefixMatcher } from './paths.ts';
+import type { RouteStep } from './route-steps.ts';
 import { subjectFor } from './subject.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import { providerContext } from '../http/context.ts';
@@ -16,13 +16,9 @@ import { providerContext } from '../http/context.ts';
  * the write before the browser is sent back to the site, so the site never
  * holds a `sub` the service does not know yet.
  */
-export function recordSignIns(provider: Provider, sites: ConnectedSites, sessionTtlFallback: number, signedIn?: (ctx: KoaContextWithOIDC, accountId: string) => Promise<void>): Middleware {
+export function recordSignIns(provider: Provider, sites: ConnectedSites, sessionTtlFallback: number, signedIn?: (ctx: KoaContextWithOIDC, accountId: string) => Promise<void>): RouteStep {
   const succeeded = new WeakSet<object>();
   provider.on('authorization.success', (ctx: KoaContextWithOIDC) => succeeded.add(ctx));
-
-  // Sign-ins complete at the authorization endpoint (and its resume) or at the
-  // device flow's verification pages; other requests pass untouched.
-  const completesSignIns = routePrefixMatcher(provider, ['authorization', 'code_verification']);
 
   const step: Middleware = async (ctx, next) => {
     await next();
@@ -44,5 +40,7 @@ export function recordSignIns(provider: Provider, sites: ConnectedSites, session
     });
     await signedIn?.(providerContext(ctx), accountId);
   };
-  return (ctx, next) => (completesSignIns(ctx.path) ? step(ctx, next) : next());
+  // Sign-ins complete at the authorization endpoint (and its resume) or at the
+  // device flow's verification pages; other requests pass untouched.
+  return { where: { under: ['authorization', 'code_verification'] }, step };
 }

@@ -90,12 +90,13 @@ export function strengthTokenClaims(host: ExtraTokenClaims | undefined): ExtraTo
  * but no `extra`: this one is for this answer only, never stored.
  */
 export function introspectionWithStrength<P extends Policy>(policy: P): P {
-  return (async (ctx: KoaContextWithOIDC, client: never, token: never) => {
-    const allowed = await policy(ctx, client, token);
+  // Not async: an access token (the usual case) gets the policy's own answer, without a promise of the plugin's.
+  return ((ctx: KoaContextWithOIDC, client: never, token: never) => {
     const presented = token as { kind?: string; extra?: Record<string, unknown> } & Source;
-    if (allowed === true && presented.kind === 'RefreshToken') {
-      presented.extra = { ...strengthOf(presented), ...presented.extra };
-    }
-    return allowed;
+    if (presented.kind !== 'RefreshToken') return policy(ctx, client, token);
+    return Promise.resolve(policy(ctx, client, token)).then((allowed) => {
+      if (allowed === true) presented.extra = { ...strengthOf(presented), ...presented.extra };
+      return allowed;
+    });
   }) as unknown as P;
 }

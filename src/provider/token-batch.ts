@@ -1,9 +1,8 @@
 import type { Middleware } from 'koa';
-import type Provider from 'oidc-provider';
 
 import type { StoreAdapter } from '../../adapters/store-adapter.ts';
 import { isUnavailable, StoreUnavailableError } from '../store/availability.ts';
-import { routeMatcher } from './paths.ts';
+import type { RouteStep } from './route-steps.ts';
 
 /** A refresh's answer given again (reuse leeway), as the token endpoint gives one. */
 function answerAgain(ctx: Parameters<Middleware>[0], answer: object): void {
@@ -23,8 +22,7 @@ function answerAgain(ctx: Parameters<Middleware>[0], answer: object): void {
  * invalid_grant before it leaves; within a refresh token's reuse leeway the
  * loser gets the winner's answer instead.
  */
-export function batchTokenWrites(provider: Provider, adapter: StoreAdapter, before: (ctx: object) => Promise<void> | undefined = () => undefined): Middleware {
-  const isToken = routeMatcher(provider, ['token']);
+export function batchTokenWrites(adapter: StoreAdapter, before: (ctx: object) => Promise<void> | undefined = () => undefined): RouteStep {
   // Work a theft report started for this request (the person's notice) is durable before the answer leaves.
   const collect: Middleware = async (ctx, next) => {
     await batch(ctx, next);
@@ -67,7 +65,7 @@ export function batchTokenWrites(provider: Provider, adapter: StoreAdapter, befo
       ctx.body = { error: 'invalid_grant', error_description: 'grant request is invalid' };
     }
   };
-  // Not async: every other request passes without an extra promise.
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: another route's writes collected would be sent at the end of its request, the same writes; the guard only spares it the step
-  return (ctx, next) => (ctx.method === 'POST' && isToken(ctx.path) ? collect(ctx, next) : next());
+  // Not async: a GET of the token route passes without an extra promise.
+  // Stryker disable next-line ConditionalExpression: another method's writes collected would be sent at the end of its request, the same writes; the guard only spares it the step
+  return { where: { routes: ['token'] }, step: (ctx, next) => (ctx.method === 'POST' ? collect(ctx, next) : next()) };
 }

@@ -9,12 +9,12 @@ import type { ScriptReply } from './scripts.ts';
 /** An "ended before" mark as HMGET answers it, or nil where the script did not read it. */
 type MarkReply = (string | null)[] | null | undefined;
 
-/** token_read.lua */
+/** token_read.lua: one JSON text, the records parsed with it. */
 export interface TokenRead {
-  payload: string;
+  payload: Record<string, unknown>;
   consumedAt: string | null;
-  session: string | null;
-  grant: string | null;
+  session: Record<string, unknown> | null;
+  grant: Record<string, unknown> | null;
   /** The kept answer of the rotation that consumed this record (reuse leeway). */
   answer: string | null;
   /** That rotation recorded its new tokens as never written. */
@@ -28,13 +28,12 @@ export interface TokenRead {
 
 const writtenAt = (t: string | null | undefined) => (t == null ? undefined : Number(t));
 
+type TokenReadText = [Record<string, unknown>, string | null, Record<string, unknown> | null, Record<string, unknown> | null, string | null, boolean, MarkReply, MarkReply, string | null, string | null];
+
 export function decodeTokenRead(reply: ScriptReply): TokenRead | undefined {
-  const [p, c, session, grant, answer, unwritten, site, person, sessionT, grantT] = reply as [string?, string?, string?, string?, string?, number?, MarkReply?, MarkReply?, string?, string?];
-  if (p == null) return undefined;
-  return {
-    payload: p, consumedAt: c ?? null, session: session ?? null, grant: grant ?? null, answer: answer ?? null, unwritten: unwritten === 1,
-    siteMark: site, personMark: person, sessionWrittenAt: writtenAt(sessionT), grantWrittenAt: writtenAt(grantT),
-  };
+  if (typeof reply !== 'string') return undefined;
+  const [payload, consumedAt, session, grant, answer, unwritten, siteMark, personMark, sessionT, grantT] = JSON.parse(reply) as TokenReadText;
+  return { payload, consumedAt, session, grant, answer, unwritten, siteMark, personMark, sessionWrittenAt: writtenAt(sessionT), grantWrittenAt: writtenAt(grantT) };
 }
 
 /** record_read.lua */

@@ -83,7 +83,7 @@ function parsed(p: string): Record<string, unknown> | undefined {
 
 export const tokenRead = script('token_read', (kv, [record], [sessionBefore, sessionAfter, grantBefore, grantAfter, siteBefore, siteAfter, personBefore, personAfter]) => {
   const [p, c] = kv.hmget(record!, ['p', 'c']);
-  if (p == null) return [];
+  if (p == null) return null;
   const answer = c == null ? null : kv.get(`${record!}:answer`);
   const unwritten = answer !== null && kv.exists(`${record!}:unwritten`) ? 1 : null;
   let session: (string | null)[] = [null, null];
@@ -103,7 +103,9 @@ export const tokenRead = script('token_read', (kv, [record], [sessionBefore, ses
       if (typeof payload?.accountId === 'string') person = personMark(kv, `${personBefore}${payload.accountId}${personAfter}`);
     }
   }
-  return [p, c ?? null, session[0]!, grant[0]!, answer, unwritten, site, person, session[1]!, grant[1]!];
+  // As the script writes it: the records' payloads as the JSON texts they are.
+  const text = JSON.stringify;
+  return `[${p},${text(c ?? null)},${session[0] ?? 'null'},${grant[0] ?? 'null'},${text(answer)},${unwritten === 1},${text(site)},${text(person)},${text(session[1] ?? null)},${text(grant[1] ?? null)}]`;
 });
 
 export const recordRead = script('record_read', (kv, [record], [siteBefore, siteAfter, personBefore, personAfter]) => {
