@@ -9,6 +9,9 @@
  * suites run on the Cluster. It runs on a full `npm test` whenever
  * redis-server is installed (CI installs it), and with `--cluster` alone:
  * `npm run test:file -- --cluster test/e2e/notify-requests.test.ts`.
+ *
+ * `--scale` (`npm run test:scale`): the same run with OSN_TEST_SCALE=full,
+ * the scale tier (test/helpers/scale.ts, docs/testing.md).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +76,8 @@ console.log(`npm test: Redis at ${redis.url}${redis.child ? ' (throwaway redis-s
 
 const args = process.argv.slice(2);
 const clusterOnly = args.includes('--cluster');
-const mochaArgs = args.filter((a) => a !== '--cluster');
+if (args.includes('--scale')) process.env.OSN_TEST_SCALE = 'full';
+const mochaArgs = args.filter((a) => a !== '--cluster' && a !== '--scale');
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
 let current: ChildProcess | undefined;
