@@ -9,6 +9,9 @@
  * suites run on the Cluster. It runs on a full `npm test` whenever
  * redis-server is installed (CI installs it), and with `--cluster` alone:
  * `npm run test:file -- --cluster test/e2e/notify-requests.test.ts`.
+ *
+ * `--scale` (`npm run test:scale`): the same run with OSN_TEST_SCALE=full,
+ * the scale tier (test/helpers/scale.ts, docs/testing.md).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +67,35 @@ const CLUSTER_SUITE = [
 ];
 const MOCHA_ARGS = ['--no-config', '--extension', 'ts', '--timeout', '30000', '--exit'];
 
+/**
+ * A whole run takes test files JOBS at a time in the first pass and
+ * CLUSTER_JOBS at a time in the Cluster pass beside it (mocha --parallel).
+ * More files than cores: most of a file's time is spent waiting (HTTP, Redis,
+ * Chromium, the processes and servers it starts). Files share nothing: each
+ * keys under a prefix of its own (uniquePrefix) and starts its servers on
+ * free ports. OSN_TEST_JOBS and OSN_TEST_CLUSTER_JOBS change them.
+ */
+const JOBS = Number(process.env.OSN_TEST_JOBS ?? 4);
+const CLUSTER_JOBS = Number(process.env.OSN_TEST_CLUSTER_JOBS ?? 2);
+/**
+ * The first pass's slowest files (docs/testing.md "Where the time goes"),
+ * started first: a parallel run lasts at least as long as its longest file,
+ * and one started last would run alone at the end. Then every other file.
+ */
+const SLOW_FIRST = [
+  'test/package/consumer.test.ts',
+  'test/e2e/session-expiry.test.ts',
+  'test/e2e/ended-sessions-and-sites.test.ts',
+  'test/e2e/adopt-import.test.ts',
+  'test/e2e/adopt.test.ts',
+  'test/e2e/command-exits.test.ts',
+  'test/e2e/outage.test.ts',
+  'test/e2e/pages-browser.test.ts',
+  'test/e2e/refresh-chain-model.test.ts',
+  'test/e2e/startup-issuer.test.ts',
+  'test/e2e/backchannel-durable.test.ts',
+];
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 let redis: Awaited<ReturnType<typeof findRedis>>;
@@ -77,41 +109,85 @@ console.log(`npm test: Redis at ${redis.url}${redis.child ? ' (throwaway redis-s
 
 const args = process.argv.slice(2);
 const clusterOnly = args.includes('--cluster');
-const mochaArgs = args.filter((a) => a !== '--cluster');
+if (args.includes('--scale')) process.env.OSN_TEST_SCALE = 'full';
+const mochaArgs = args.filter((a) => a !== '--cluster' && a !== '--scale');
+/** Files named (`npm run test:file -- <files>`): those alone, one at a time. */
+const named = mochaArgs.some((a) => a.endsWith('.ts') || a.includes('*'));
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
-let current: ChildProcess | undefined;
+const children = new Set<ChildProcess>();
 let cluster: Awaited<ReturnType<typeof startCluster>> | undefined;
 const stop = async () => {
   redis.child?.kill();
   await cluster?.close();
 };
-process.on('SIGINT', () => { current?.kill('SIGINT'); });
+process.on('SIGINT', () => { for (const child of children) child.kill('SIGINT'); });
 
-function mocha(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  current = spawn(process.execPath, [`${root}node_modules/mocha/bin/mocha.js`, ...argv], { cwd: root, stdio: 'inherit', env });
-  return new Promise((resolve) => current!.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+/** Runs mocha; `hold` keeps its output until `print()` (a pass running beside another). */
+function mocha(argv: string[], env: NodeJS.ProcessEnv, hold = false): { done: Promise<number>; print(): void } {
+  const child = spawn(process.execPath, [`${root}node_modules/mocha/bin/mocha.js`, ...argv], { cwd: root, stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit', env });
+  children.add(child);
+  const held: Buffer[] = [];
+  child.stdout?.on('data', (d: Buffer) => held.push(d));
+  child.stderr?.on('data', (d: Buffer) => held.push(d));
+  const done = new Promise<number>((resolve) => child.on('exit', (code, signal) => {
+    children.delete(child);
+    resolve(code ?? (signal ? 1 : 0));
+  }));
+  return { done, print: () => process.stdout.write(Buffer.concat(held)) };
+}
+
+/** The Cluster pass: a Cluster of its own, then mocha over CLUSTER_SUITE (or the files named) with REDIS_CLUSTER set. */
+async function clusterPass(parallel: string[], hold: boolean): Promise<{ failed: number; print(): void }> {
+  const started = Date.now();
+  const lines: string[] = [];
+  const say = (line: string) => { if (hold) lines.push(line); else console.log(line); };
+  let failed = 0;
+  let print = () => {};
+  try {
+    cluster = await startCluster();
+    say(`npm test: Cluster pass on a 6-node Redis Cluster of its own (${cluster.spec})`);
+    const files = clusterOnly && named ? mochaArgs : [...mochaArgs, ...CLUSTER_SUITE];
+    const run = mocha([...MOCHA_ARGS, ...parallel, ...files.filter((a) => !MOCHA_ARGS.includes(a))], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec }, hold);
+    failed += await run.done;
+    print = run.print;
+  } catch (err) {
+    say(`npm test: the Cluster pass could not run: ${(err as Error).message}`);
+    failed += 1;
+  }
+  const took = `npm test: Cluster pass took ${Math.round((Date.now() - started) / 1000)} s`;
+  return { failed, print: () => { for (const line of lines) console.log(line); print(); console.log(took); } };
 }
 
 let failed = 0;
-if (!clusterOnly) failed += await mocha(mochaArgs, { ...process.env, REDIS_URL: redis.url });
-if (clusterOnly || mochaArgs.length === 0) {
-  if (!hasRedisServer) {
-    console.error('npm test: the Cluster suite needs redis-server (Debian: apt-get install -y redis-server); it did not run.');
-    if (clusterOnly) failed += 1;
-  } else {
-    const started = Date.now();
-    try {
-      cluster = await startCluster();
-      console.log(`npm test: Cluster pass on a 6-node Redis Cluster of its own (${cluster.spec})`);
-      const files = clusterOnly && mochaArgs.some((a) => !a.startsWith('-')) ? mochaArgs : [...mochaArgs, ...CLUSTER_SUITE];
-      failed += await mocha([...MOCHA_ARGS, ...files.filter((a) => !MOCHA_ARGS.includes(a))], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec });
-    } catch (err) {
-      console.error(`npm test: the Cluster pass could not run: ${(err as Error).message}`);
+const noCluster = 'npm test: the Cluster suite needs redis-server (Debian: apt-get install -y redis-server); it did not run.';
+if (named || clusterOnly) {
+  // Files named, or --cluster: one pass after the other, one file at a time (what test:file is for).
+  if (!clusterOnly) failed += await mocha(mochaArgs, { ...process.env, REDIS_URL: redis.url }).done;
+  if (clusterOnly) {
+    if (!hasRedisServer) {
+      console.error(noCluster);
       failed += 1;
+    } else {
+      const pass = await clusterPass([], false);
+      failed += pass.failed;
     }
-    console.log(`npm test: Cluster pass took ${Math.round((Date.now() - started) / 1000)} s`);
   }
+} else {
+  // The whole suite: the first pass and the Cluster pass side by side, each over files in parallel.
+  const started = Date.now();
+  const first = mocha([...MOCHA_ARGS, '--parallel', '--jobs', String(JOBS), ...mochaArgs, ...SLOW_FIRST, 'test/**/*.test.ts'], { ...process.env, REDIS_URL: redis.url });
+  const second = hasRedisServer ? clusterPass(['--parallel', '--jobs', String(CLUSTER_JOBS)], true) : undefined;
+  failed += await first.done;
+  console.log(`npm test: first pass took ${Math.round((Date.now() - started) / 1000)} s`);
+  if (second) {
+    const pass = await second;
+    pass.print();
+    failed += pass.failed;
+  } else {
+    console.error(noCluster);
+  }
+  console.log(`npm test: ${Math.round((Date.now() - started) / 1000)} s in all`);
 }
 await stop();
 process.exit(failed ? 1 : 0);

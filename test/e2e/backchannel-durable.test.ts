@@ -20,16 +20,9 @@ import { asHarness, sharedJwks, startInstance, type Instance } from '../helpers/
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { dropPrefix, REDIS_CLUSTER, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { until } from '../helpers/poll.ts';
 
 const SERVICE = 'Sign-in service';
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 describe(`back-channel logout survives a SIGKILL of the provider right after a sign-out, on ${REDIS_CLUSTER ? 'the Redis Cluster' : 'one Redis'}`, () => {
   let smtp: SmtpSink;

@@ -19,6 +19,7 @@ import { Agent, forms } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { REDIS_CLUSTER } from '../helpers/redis.ts';
+import { until } from '../helpers/poll.ts';
 
 const SERVICE = 'Sign-in service';
 
@@ -27,14 +28,6 @@ async function counter(h: Harness, name: string, labels: Record<string, string>)
   const metric = (await h.reference.operations.registry.getMetricsAsJSON()).find((m) => m.name === name);
   const values = (metric as { values?: { labels: Record<string, string | number>; value: number }[] } | undefined)?.values ?? [];
   return values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((sum, v) => sum + v.value, 0);
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 for (const embedded of [false, true]) describe(`back-channel logout, retried and shown, ${embedded ? 'on the embedded store (the in-process queue)' : REDIS_CLUSTER ? 'on the Redis Cluster' : 'on Redis'}`, () => {

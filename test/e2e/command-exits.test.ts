@@ -46,6 +46,7 @@ describe('the operator\'s command: exit codes 1, 2, 5 and 6', function () {
   const prefix = uniquePrefix('command');
   const previousPrefix = uniquePrefix('command-previous');
   const interrupted = uniquePrefix('command-interrupted');
+  const interruptedPrevious = uniquePrefix('command-interrupted-previous');
   const env = { OSN_CMD_REDIS: REDIS_URL, OSN_CMD_PREFIX: prefix, OSN_CMD_PREVIOUS: previousPrefix };
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
   // The interrupted import's previous store: a database of its own, so that its
@@ -55,19 +56,16 @@ describe('the operator\'s command: exit codes 1, 2, 5 and 6', function () {
   const ownDbUrl = (() => { const url = new URL(REDIS_URL); url.pathname = '/15'; return url.toString(); })();
   const ownDb = new Redis(ownDbUrl, { maxRetriesPerRequest: 2 });
 
-  before(async () => {
-    // 30 interactions in the previous store (records the import moves without a site or a person).
+  /** 30 interactions in a previous store (records the import moves without a site or a person). */
+  async function previousRecords(client: Redis, under: string) {
     const exp = Math.floor(Date.now() / 1000) + 3600;
-    const adapter = exampleRedisAdapter(redis, { prefix: previousPrefix })('Interaction');
-    const own = exampleRedisAdapter(ownDb, { prefix: previousPrefix })('Interaction');
-    for (let i = 0; i < 30; i += 1) {
-      await adapter.upsert(`command-${i}`, { kind: 'Interaction', jti: `command-${i}`, exp, iat: exp - 3600 } as never, 3600);
-      await own.upsert(`command-${i}`, { kind: 'Interaction', jti: `command-${i}`, exp, iat: exp - 3600 } as never, 3600);
-    }
-  });
+    const adapter = exampleRedisAdapter(client, { prefix: under })('Interaction');
+    for (let i = 0; i < 30; i += 1) await adapter.upsert(`command-${i}`, { kind: 'Interaction', jti: `command-${i}`, exp, iat: exp - 3600 } as never, 3600);
+  }
+  before(() => previousRecords(redis, previousPrefix));
   after(async () => {
     await dropPrefix(redis, interrupted);
-    await dropPrefix(ownDb, previousPrefix);
+    await dropPrefix(ownDb, interruptedPrevious);
     await ownDb.quit();
     await dropPrefix(redis, prefix);
     await dropPrefix(redis, previousPrefix);
@@ -121,8 +119,10 @@ describe('the operator\'s command: exit codes 1, 2, 5 and 6', function () {
   });
 
   it('5: SIGINT stops the import after the page in hand, its progress recorded; run again, it finishes (0)', async () => {
-    // A store of its own: the import above recorded its failed run under `prefix`.
-    const own = { ...env, OSN_CMD_PREFIX: interrupted, OSN_CMD_PREVIOUS_REDIS: ownDbUrl };
+    // Stores of its own: the import above recorded its failed run under `prefix`, and the previous copies
+    // of what it moved are gone (removed once moved), so this import would find nothing to interrupt.
+    await previousRecords(ownDb, interruptedPrevious);
+    const own = { ...env, OSN_CMD_PREFIX: interrupted, OSN_CMD_PREVIOUS: interruptedPrevious, OSN_CMD_PREVIOUS_REDIS: ownDbUrl };
     const stopped = await command(['import', '--per-second', '10'], { ...own, OSN_CMD_PAGE: '5' }, { interruptWhen: /"seen":[1-9]/ });
     expect([stopped.code, stopped.json?.finished], stopped.stderr).to.deep.equal([5, false]);
     expect(stopped.stderr).to.include('{"stopping":"SIGINT"}');

@@ -2,7 +2,8 @@
  * The operator ends a site's access for everyone (plugin.endSiteAccess: its
  * secret leaked, or it was compromised): one write whatever the number of
  * grants, then every token of the site is dead, the reuse leeway included,
- * and other sites are untouched. 10,000 grants across 1,000 people, made
+ * and other sites are untouched. 10,000 grants across 1,000 people in the
+ * scale tier, 300 across 30 in `npm test` (test/helpers/scale.ts), made
  * through oidc-provider's own models as a host's provider makes them (a
  * browser sign-in 10,000 times would take the suite's whole budget); every
  * check goes through HTTP.
@@ -16,12 +17,13 @@ import type { Cluster } from 'ioredis';
 import { Agent } from '../helpers/agent.ts';
 import { endBefore } from '../../src/store/commands.ts';
 import { REDIS_CLUSTER, testRedis } from '../helpers/redis.ts';
+import { scale } from '../helpers/scale.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('whole-site');
 const other = siteClient('whole-other');
-const GRANTS = 10_000;
-const PEOPLE = 1_000;
+const GRANTS = scale(300, 10_000);
+const PEOPLE = scale(30, 1_000);
 
 /** Runs `work(i)` for i < count, `lanes` at a time. */
 async function inLanes<T>(count: number, lanes: number, work: (i: number) => Promise<T>): Promise<T[]> {
@@ -67,7 +69,7 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     otherConfig = await discover(h, other);
     const people = await inLanes(PEOPLE, 32, async (i) => (await h.reference.accounts.findOrCreate(`whole-person-${i}@example.com`)).accountId);
     minted.push(...await inLanes(GRANTS, 32, (i) => mint(site, people[i % PEOPLE]!)));
-    untouched.push(...await inLanes(50, 8, (i) => mint(other, people[i]!)));
+    untouched.push(...await inLanes(scale(10, 50), 8, (i) => mint(other, people[i]!)));
   });
   after(() => h.close());
 

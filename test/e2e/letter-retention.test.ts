@@ -3,10 +3,10 @@ import type { Redis } from 'ioredis';
 
 import { Agent } from '../helpers/agent.ts';
 import { documentedFetch } from '../helpers/openapi.ts';
+import { sleep, until } from '../helpers/poll.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 
 const site = siteClient('ret-site', { client_uri: 'https://shop.example' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('letter queue retention: no finished job outlives its age', () => {
   let h: Harness;
@@ -60,11 +60,10 @@ describe('letter queue retention: no finished job outlives its age', () => {
     await notify(sent, 'Sent one');
     await notify(failed, 'Refused one');
     await h.smtp.waitFor((l) => l.subject === 'Sent one');
-    const deadline = Date.now() + 5000;
-    while (!h.smtp.attempts.includes('refused@example.com') && Date.now() < deadline) await sleep(20);
+    await until('the refused letter tried', () => h.smtp.attempts.includes('refused@example.com'), 5000);
     await sleep(100);
     expect((await jobKeys()).length, 'jobs kept right after finishing').to.be.above(1);
-    await sleep(3500);
-    expect(await jobKeys()).to.deep.equal([]);
+    // Gone by 1.5 s past the longer age (2 s, the failed one's): polled until then.
+    await until('no finished job kept', async () => (await jobKeys()).length === 0, 3500);
   });
 });

@@ -8,6 +8,7 @@ import { Agent } from '../helpers/agent.ts';
 import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, lettersSettled, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { sleep, until } from '../helpers/poll.ts';
 
 const site = siteClient('l-site', { client_name: 'Shop', client_uri: 'https://shop.example' });
 
@@ -29,15 +30,6 @@ async function connect(h: Harness, email: string): Promise<string> {
 }
 
 const idOf = (letter: ParsedMail) => String(letter.headers.get('x-notification-id'));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** Letters to `email` at a sink, by notification id. */
 function byId(sink: SmtpSink, email: string): Map<string, number> {

@@ -7,9 +7,18 @@ import { siteClient, type Harness } from '../helpers/reference.ts';
 import { UNAVAILABLE_EVENT, type UnavailableEvent } from '../../src/index.ts';
 import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
 import type { SmtpSinkOptions } from '../helpers/smtp.ts';
+import { scale } from '../helpers/scale.ts';
 
 const site = siteClient('outage-site', { client_uri: 'https://shop.example' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The outages: 8 s and 15 s in the scale tier (test/helpers/scale.ts); in
+ * `npm test` 4 s and 6 s, both past the point where the reconnect delay stops
+ * growing (400 ms from the fourth try, src/store/availability.ts), where
+ * ioredis' own schedule would still be growing.
+ */
+const SHORT = scale(4000, 8000);
+const LONG = scale(6000, 15_000);
 
 describe('Redis stopped under load (a redis-server of the test’s own, killed and restarted; the client built as the reference provider builds it)', () => {
   let redis: OwnedRedis;
@@ -70,14 +79,14 @@ describe('Redis stopped under load (a redis-server of the test’s own, killed a
     return load;
   }
 
-  it('8 s: every request during the outage answered 503 temporarily_unavailable with Retry-After within the bound, none hangs; served again within 1 s of the restart; every refresh chain in use works and every letter goes out once', async function () {
+  it(`${SHORT / 1000} s: every request during the outage answered 503 temporarily_unavailable with Retry-After within the bound, none hangs; served again within 1 s of the restart; every refresh chain in use works and every letter goes out once`, async function () {
     this.timeout(60_000);
     const told: UnavailableEvent[] = [];
     const offUnavailable = h.reference.plugin.on(UNAVAILABLE_EVENT, (e) => told.push(e));
     const errorsBefore = errors.length;
     let page: Response | undefined;
     let authorize: Response | undefined;
-    const load = await outage('eight', ['out1@example.com', 'out2@example.com', 'out3@example.com'], 8000, async ({ chains: [chain] }) => {
+    const load = await outage('eight', ['out1@example.com', 'out2@example.com', 'out3@example.com'], SHORT, async ({ chains: [chain] }) => {
       await sleep(1500);
       // A person's browser meets the outage too: a page in their language.
       page = await chain!.agent.request('GET', `${h.issuer}/console`, undefined, { 'accept-language': 'de' });
@@ -107,8 +116,8 @@ describe('Redis stopped under load (a redis-server of the test’s own, killed a
     expect(Object.fromEntries(new URL(authorize!.location!).searchParams)).to.include({ error: 'temporarily_unavailable', state: 'st-out' });
   });
 
-  it('15 s: the same; served again within 1 s of the restart although the client has been trying for 15 s', async function () {
+  it(`${LONG / 1000} s: the same; served again within 1 s of the restart although the client has been trying for ${LONG / 1000} s`, async function () {
     this.timeout(60_000);
-    await outage('fifteen', ['out4@example.com', 'out5@example.com', 'out6@example.com'], 15_000);
+    await outage('fifteen', ['out4@example.com', 'out5@example.com', 'out6@example.com'], LONG);
   });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 
 import { freePort } from '../helpers/net.ts';
-import { exitWithin, start, stopAll } from '../helpers/start-process.ts';
+import { exitWithin, REFUSAL_MS, start, stopAll } from '../helpers/start-process.ts';
 
 describe('quick start: bad configuration stops start-up with one clear message', () => {
   let dir: string;
@@ -20,7 +20,7 @@ describe('quick start: bad configuration stops start-up with one clear message',
   /** Runs start.ts to its exit; returns the single configuration error line. */
   async function refused(env: Record<string, string>): Promise<string> {
     const run = start(env);
-    const { code, signal } = await exitWithin(run, 5000);
+    const { code, signal } = await exitWithin(run, REFUSAL_MS);
     expect({ code, signal }, run.output()).to.deep.equal({ code: 1, signal: null });
     expect(run.stdout(), 'stdout').to.equal('');
     const lines = run.stderr().split('\n').filter((l) => l !== '');

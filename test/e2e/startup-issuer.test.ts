@@ -6,14 +6,14 @@
 import { expect } from 'chai';
 
 import { freePort } from '../helpers/net.ts';
-import { exitWithin, start, stop, stopAll, waitForOutput } from '../helpers/start-process.ts';
+import { exitWithin, REFUSAL_MS, start, stop, stopAll, waitForOutput } from '../helpers/start-process.ts';
 
 describe('start.ts with an issuer that is not on localhost', () => {
   after(stopAll);
 
   it('refuses to start without SMTP_URL (letters hold sign-in codes) unless MAIL_OUTBOX=log', async () => {
     const run = start({ PORT: String(await freePort()), DEMO_PORT: String(await freePort()), ISSUER: 'https://id.example.test' });
-    const { code } = await exitWithin(run, 5000);
+    const { code } = await exitWithin(run, REFUSAL_MS);
     expect(code).to.equal(1);
     expect(run.stderr().trim()).to.equal('Configuration error: environment: SMTP_URL: required for the issuer https://id.example.test (letters hold sign-in codes); set MAIL_OUTBOX=log to print them to the log instead');
   });
@@ -30,7 +30,7 @@ describe('start.ts with an issuer that is not on localhost', () => {
   it('refuses an https issuer without TRUST_PROXY: it serves plain HTTP, and its cookies would go out without Secure', async () => {
     for (const trust of [{}, { TRUST_PROXY: '0' }, { TRUST_PROXY: 'false' }] as Record<string, string>[]) {
       const run = start({ PORT: String(await freePort()), DEMO_PORT: String(await freePort()), ISSUER: 'https://id.example.test', MAIL_OUTBOX: 'log', ...trust });
-      const { code } = await exitWithin(run, 5000);
+      const { code } = await exitWithin(run, REFUSAL_MS);
       expect({ trust, code, stderr: run.stderr().trim() }).to.deep.equal({
         trust, code: 1,
         stderr: 'Configuration error: environment: TRUST_PROXY: required for the https issuer https://id.example.test: this server speaks plain HTTP, so TLS ends at a proxy in front, and without trusting it cookies go out without Secure; set the number of proxies, or their addresses',

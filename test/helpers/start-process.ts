@@ -71,6 +71,14 @@ export async function waitForOutput(run: Run, pattern: RegExp, timeoutMs = 15_00
   }
 }
 
+/**
+ * How long a start.ts that refuses its configuration may take to exit: Node's
+ * start and the modules' loading take a second or two on an idle machine and
+ * several times that on a loaded one (two suites at once); a process that
+ * would serve instead never exits, so the bound only needs to end the wait.
+ */
+export const REFUSAL_MS = 20_000;
+
 /** Waits for the process to exit on its own within `ms`; kills it and fails otherwise. */
 export async function exitWithin(run: Run, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   let timer: NodeJS.Timeout | undefined;

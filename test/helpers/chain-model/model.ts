@@ -4,6 +4,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import type * as oidc from 'openid-client';
 import { type ReplayEvent } from '../../../src/index.ts';
 import { Agent } from '../agent.ts';
+import { scale } from '../scale.ts';
 import { siteClient, type Harness } from '../reference.ts';
 import { publicSiteClient, type RawAnswer, type SiteCalls } from '../site.ts';
 
@@ -11,7 +12,8 @@ export const LEEWAY = 1_000;
 /** Within this much of the leeway's end (the server reads its clock between our two readings) either answer is right. */
 export const MARGIN = 150;
 export const SEED = Number(process.env.CHAIN_MODEL_SEED ?? 20261126);
-export const RUNS = Number(process.env.CHAIN_MODEL_RUNS ?? 30);
+/** 10 runs in `npm test`, 30 in the scale tier (test/helpers/scale.ts); CHAIN_MODEL_RUNS overrides both. */
+export const RUNS = Number(process.env.CHAIN_MODEL_RUNS ?? scale(10, 30));
 export const OMIT = new Set((process.env.CHAIN_MODEL_OMIT ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 export const VERBOSE = process.env.CHAIN_MODEL_VERBOSE === '1';
 export const MAX_CHAINS = 4;
