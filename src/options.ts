@@ -255,7 +255,7 @@ export const optionsSchema = z.object({
      * undefined. Never an account matched by address alone. Needed with `upstreams`.
      */
     account: fn<LinkedAccountLookup>('must be a function (upstreamId, subject) => { accountId, sub } | undefined').optional(),
-    /** The account of an address at this service, for Global Token Revocation's `email` subjects. Without it they are refused (400). */
+    /** The account of an address at this service, for Global Token Revocation's `email` subjects. Without it such a subject is one of no account (404). */
     accountByEmail: fn<(email: string) => Promise<string | undefined> | string | undefined>('must be a function email => accountId | undefined').optional(),
     /** How old a SET's `iat` may be (s); its `jti` is remembered this long. Default 1 day. */
     maxAgeSeconds: z.number().int().min(60).max(7 * 86_400).default(86_400),
