@@ -5,7 +5,7 @@
  *   base     src/store, src/text, src/i18n, src/mail, src/queue (the queue kit) and the small files beside them
  *   adapters adapters/ (oidc-provider's Adapter), on base
  *   views    views/ (pure functions of data), on src/i18n, src/text and the host types
- *   domain   src/sites, src/sessions, src/orgs, src/notify, src/theft, src/tell and the domain files beside them
+ *   domain   src/sites, src/sessions, src/orgs, src/notify, src/theft, src/ssf, src/adopt, src/tell, src/upstream-signals and the domain files beside them
  *   web      src/http, src/provider, src/console, src/api
  *   root     src/plugin.ts, src/options.ts, the package's entry points and the operator's command (src/command/)
  * examples/ use the package's entry points only; nothing outside test/ imports test/.
@@ -14,7 +14,7 @@
 const BASE = '^src/(store|text|i18n|mail|queue)/|^src/(host|log|random-pool|write-throttle|console-client|provider-types)\\.ts$';
 const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
-const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf|adopt|tell)/|^src/(events|preferences)\\.ts$';
+const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf|adopt|tell|upstream-signals)/|^src/(events|preferences)\\.ts$';
 const WEB = '^src/(http|provider|console|api)/';
 const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$|^src/command/';
 const ENTRY_POINTS = '^src/(index|worker|pages|store-kit|adoption)\\.ts$|^adapters/(redis|memory)\\.ts$';

@@ -37,3 +37,7 @@ export { BACKCHANNEL_LOGOUT_EVENT, LETTER_EVENT, NOTIFIED_EVENT, REFRESH_REPLAYE
 export type { BackchannelLogoutEvent, LetterEvent, NotifiedEvent, SharedSignalsEvent, SignoutNotifyEventName, SignoutNotifyEvents, UnavailableEvent } from './events.ts';
 export type { CredentialChange, CredentialType, SharedSignals } from './ssf/host-api.ts';
 export { EVENT_TYPES as SECURITY_EVENT_TYPES } from './ssf/event-types.ts';
+export { UPSTREAM_EVENT_TYPES } from './upstream-signals/events.ts';
+export type { UpstreamAction } from './upstream-signals/events.ts';
+export type { LinkedAccount, LinkedAccountLookup, UpstreamActionRecord, UpstreamHold } from './upstream-signals/receiver.ts';
+export type { UpstreamSubject } from './upstream-signals/subject.ts';

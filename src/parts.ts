@@ -44,6 +44,7 @@ import { bullmqExpirySweeper, memoryExpirySweeper } from './sessions/expiry-swee
 import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
 import { createTransmitter } from './ssf/transmitter.ts';
+import { createUpstreamReceiver } from './upstream-signals/receiver.ts';
 
 /**
  * The provider the plugin serves, once known: attach() sets `attached`, a
@@ -216,8 +217,25 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   });
   const deleteAccount = adopted ? adopted.deleteAccount(deletion) : deletion;
 
+  /** Every way in of the person ends: the host's endAccountAccess (plugin.ts), here for the receiver. */
+  const endAccountAccess = async (accountId: string) => {
+    const at = await adapter.endAccountGrants(accountId);
+    await sessions.endAll(accountId);
+    logger.warn('every grant and session of the person ended by the service');
+    return at;
+  };
+  const upstreamSignals = createUpstreamReceiver({
+    store, logger, upstreams: options.upstreamSignals.upstreams,
+    account: options.upstreamSignals.account ?? (() => undefined),
+    endAccountAccess,
+    endSessionsThrough: (accountId, upstream) => sessions.endThrough(accountId, upstream),
+    notice: (accountId, kind, details) => notices.give(accountId, kind, details),
+    maxAgeSeconds: options.upstreamSignals.maxAgeSeconds,
+    clockTolerance: options.clockTolerance,
+  });
+
   return {
-    deleteAccount, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
+    deleteAccount, endAccountAccess, upstreamSignals, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
     streams, ssfQueue, transmitter, tell, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft: theft!, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,

@@ -94,11 +94,11 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       logger.warn('every grant of the site ended by the service', { clientId });
       return at;
     },
-    async endAccountAccess(accountId) {
-      const at = await adapter.endAccountGrants(accountId);
-      await sessions.endAll(accountId);
-      logger.warn('every grant and session of the person ended by the service');
-      return at;
+    endAccountAccess: parts.endAccountAccess,
+    upstreamSignals: {
+      held: parts.upstreamSignals.held,
+      marked: parts.upstreamSignals.marked,
+      recent: parts.upstreamSignals.recent,
     },
     deleteAccount: parts.deleteAccount,
     adoption: parts.adoption,
@@ -118,6 +118,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
         orgs: organizations,
         lastUsed: parts.lastUsed,
         logouts: parts.logouts,
+        globalTokenRevocationScope: options.upstreamSignals.globalTokenRevocation.clients.length > 0 ? options.upstreamSignals.globalTokenRevocation.scope : undefined,
       });
       configured = made;
       providers.jwks = host.jwks as typeof providers.jwks;

@@ -6,6 +6,7 @@ import { notifyRoutes } from './api/notify.ts';
 import { openApiRoutes } from './api/openapi.ts';
 import { ssfRoutes } from './api/ssf/routes.ts';
 import { unsubscribeRoutes } from './api/unsubscribe.ts';
+import { upstreamSignalRoutes, type GtrSubject } from './api/upstream-signals.ts';
 import { consoleData } from './console/data.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { NOTIFIED_EVENT } from './events.ts';
@@ -41,6 +42,26 @@ export function ownPathMatcher(table: OwnRoute[]): (path: string) => boolean {
 }
 
 /**
+ * Global Token Revocation's subject to an account: an upstream's `iss_sub`
+ * (its linked account; sign-in through it is then held), an address here
+ * (`upstreamSignals.accountByEmail`), or an `opaque` account id the host
+ * knows (its contacts lookup answers for it).
+ */
+function globalRevocationTarget(parts: Parts) {
+  const { options } = parts;
+  return async (subject: GtrSubject) => {
+    if ('iss' in subject) {
+      const upstream = options.upstreamSignals.upstreams.find((u) => u.issuer === subject.iss);
+      const found = upstream && await options.upstreamSignals.account?.(upstream.id, subject);
+      return found ? { upstream: { id: upstream.id, name: upstream.name }, found } : undefined;
+    }
+    const accountId = 'email' in subject ? await options.upstreamSignals.accountByEmail?.(subject.email) : subject.id;
+    if (!accountId || !(await options.contacts(accountId))) return undefined;
+    return { found: { accountId, sub: accountId } };
+  };
+}
+
+/**
  * The plugin's own routes on a provider: the person's console, POST
  * /api/notify, its OpenAPI document, the Shared Signals transmitter and the
  * letters' unsubscribe links, in
@@ -66,6 +87,10 @@ export function ownRoutes(provider: Provider, parts: Parts): { table: OwnRoute[]
     openApiRoutes(logger).routes(),
     ssfRoutes({ provider, store: parts.store, streams: parts.streams, transmitter: parts.transmitter, logger, allowPrivateFetchHosts: options.allowPrivateFetchHosts }).routes(),
     unsubscribeRoutes({ provider, senders, tokens, contacts, serviceName: options.serviceName }).routes(),
+    upstreamSignalRoutes({
+      provider, receiver: parts.upstreamSignals, logger, maxBodyBytes: options.upstreamSignals.maxBodyBytes,
+      globalTokenRevocation: { ...options.upstreamSignals.globalTokenRevocation, find: globalRevocationTarget(parts) },
+    }).routes(),
   );
   const table = routeTable(router);
   return { table, step: { where: { test: ownPathMatcher(table) }, step: router.routes() as Middleware } };

@@ -22,6 +22,7 @@ import type { BlockResult, RemoveAccessResult, RemoveMemberResult, UnblockResult
 import type { ConnectedSite, ConnectedSites } from './sites/connected-sites.ts';
 import type { DeleteAccountResult } from './sites/delete-account.ts';
 import type { Store } from './store/store.ts';
+import type { UpstreamActionRecord, UpstreamHold } from './upstream-signals/receiver.ts';
 
 /** The plugin as a host holds it (`createSignoutNotify`): its parts, and what a host calls. */
 export interface SignoutNotify {
@@ -131,6 +132,19 @@ export interface SignoutNotify {
    * effect (ms since the epoch).
    */
   endAccountAccess(accountId: string): Promise<number>;
+  /**
+   * What upstream identity providers said (docs/upstream-signals.md): the
+   * host's upstream sign-in asks `held` before it lets a person in, its
+   * console may show `marked`, and the operator reads `recent`.
+   */
+  readonly upstreamSignals: {
+    /** Why sign-in through the upstream is held for this upstream account (`sub`), until the upstream says account-enabled; undefined when it is not. */
+    held(upstreamId: string, sub: string): Promise<UpstreamHold | undefined>;
+    /** The upstream said this account's credentials changed or its tokens were revoked (the link is marked). */
+    marked(upstreamId: string, sub: string): Promise<{ at: number; jti: string; event: string } | undefined>;
+    /** What the upstream's SETs did, newest first, each with its jti (the last 1000, 90 days). */
+    recent(upstreamId: string): Promise<UpstreamActionRecord[]>;
+  };
   /**
    * The person is deleted (the host calls this when it deletes them; docs/security.md
    * "Deleting a person"): RISC account-purged to their sites, every service

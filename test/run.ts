@@ -47,6 +47,7 @@ const CLUSTER_SUITE = [
   'test/e2e/session-expiry.test.ts',
   'test/e2e/sign-in-strength.test.ts',
   'test/e2e/upstream-link-first.test.ts',
+  'test/e2e/upstream-signals.test.ts',
   'test/store/accounts.test.ts',
   'test/store/logout-outcome.test.ts',
   'test/queue/kit.test.ts',

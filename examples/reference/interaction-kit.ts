@@ -61,7 +61,7 @@ export interface InteractionKit {
    * with that way's acr and the amr it gives (and, when asked, the choice of
    * account). A way the site's request does not allow finishes nothing.
    */
-  signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[] }): Promise<void>;
+  signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[]; upstream?: string | undefined }): Promise<void>;
   /** Whether this sign-in offers a way in (the site may have asked for another: strength.ts). */
   offers(s: InteractionState, way: Way): boolean;
   /** None of the ways the site's request allows can be offered here: the site is answered `unmet_authentication_requirements`. */
@@ -151,7 +151,7 @@ export function createInteractionKit(deps: InteractionKitDeps): InteractionKit {
    * amr, and the way that proved it, or the upstream's where the site's
    * request does not allow that way.
    */
-  async function signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[] }) {
+  async function signedIn(ctx: Context, s: InteractionState, login: { accountId: string; way: Way; amr: string[]; upstream?: string | undefined }) {
     const waiting = deps.waiting && login.way !== 'upstream' ? await deps.waiting.peek(s.uid) : undefined;
     const proves = waiting?.accountId === login.accountId;
     const way: Way = proves && !allows(s.needed, login.way) ? 'upstream' : login.way;
@@ -159,7 +159,8 @@ export function createInteractionKit(deps: InteractionKitDeps): InteractionKit {
     const linked = waiting ? await deps.waiting!.settle(s.uid, login.accountId) : undefined;
     const amr = linked ? [...new Set([...login.amr, ...linked])] : login.amr;
     return finish(ctx, {
-      login: { accountId: login.accountId, acr: ACR_OF[way], amr },
+      // `upstream`: the plugin records that the session signed in through it (its session-revoked ends the session).
+      login: { accountId: login.accountId, acr: ACR_OF[way], amr, ...(login.upstream ? { upstream: login.upstream } : {}) },
       // Signing in here was the choice of account.
       ...(requested(s, SELECT_ACCOUNT) ? { [SELECT_ACCOUNT]: {} } : {}),
     });

@@ -34,6 +34,8 @@ export interface InteractionDeps {
   upstreams?: UpstreamSupport | undefined;
   /** The plugin's store: an upstream sign-in that waits for an account's proof (upstream-link-first.ts). */
   store: Store;
+  /** Whether sign-in through an upstream is held for an upstream account (the plugin's upstreamSignals.held). */
+  upstreamHeld: SignoutNotify['upstreamSignals']['held'];
   /** The plugin's security notices: an upstream account linked to an existing one is told. */
   securityNotice: SignoutNotify['securityNotice'];
   /** Tells the person's sites through Shared Signals (CAEP credential-change) when an account is linked. */
@@ -62,7 +64,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const code = codeSignIn(router, kit, { accounts, loginCodes, mailer: deps.mailer, serviceName });
   if (deps.passkeys) passkeyInteractionRoutes(router, kit, { ...deps.passkeys, accounts, ipLimits, logger: deps.logger, serviceName, issuer: () => provider.issuer });
   if (deps.upstreams && linkFirst) {
-    upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits, logger: deps.logger, issuer: () => provider.issuer, linkFirst, securityNotice: deps.securityNotice, sharedSignals: deps.sharedSignals });
+    upstreamInteractionRoutes(router, kit, { ...deps.upstreams, accounts, ipLimits, logger: deps.logger, issuer: () => provider.issuer, linkFirst, securityNotice: deps.securityNotice, sharedSignals: deps.sharedSignals, upstreamHeld: deps.upstreamHeld });
     linkFirst.routes(router, kit);
   }
 

@@ -20,7 +20,8 @@ import { createLoginCodes, defaultLoginCodeLimits, type LoginCodeLimits } from '
 import { createOperations, type Operations } from './operations.ts';
 import { signInWays, type SignInWays } from './sign-in-ways.ts';
 import { ACR_VALUES, acrValuesCheck } from './strength.ts';
-import type { Upstream } from './upstreams.ts';
+import { createUpstreamLinks, type Upstream } from './upstreams.ts';
+import { linkedAccountLookup, signalUpstreams } from './upstream-signals.ts';
 
 /** The plugin's Organization, with admins and members named by email address. */
 export type Organization = PluginOrganization;
@@ -67,6 +68,8 @@ export interface ReferenceSettings {
   metricsOnPublic?: boolean;
   /** A service session's lifetime (seconds; default REFERENCE_TTL.Session, 14 days): short in tests of its expiry. */
   sessionTtlSeconds?: number;
+  /** The plugin's upstreamSignals limits and Global Token Revocation (the upstreams come from `upstreams[].signals`). */
+  upstreamSignals?: Partial<Pick<NonNullable<SignoutNotifyOptions['upstreamSignals']>, 'maxAgeSeconds' | 'maxBodyBytes' | 'globalTokenRevocation'>>;
   /** More plugin options (notify limits, letter queue, ...), passed through. */
   plugin?: Partial<Pick<SignoutNotifyOptions, 'notify' | 'letters' | 'backchannelLogout' | 'contacts' | 'redisTimeoutMs' | 'refreshReuseLeeway' | 'publicClientLeeway' | 'lastUsedInterval' | 'theftNotice' | 'sessionExpiry' | 'securityNotices'>>;
 }
@@ -142,11 +145,19 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
     console: { sections: async (person) => [...(await ways?.sections(person) ?? []), ...(account?.sections(person) ?? [])], recentSignInSeconds: settings.recentSignInSeconds },
     logger: settings.logger,
     allowPrivateFetchHosts: settings.allowPrivateFetchHosts,
+    // Upstreams that send security events (CONFIG_FILE upstreams[].signals): heard at /upstream-signals/<id>.
+    upstreamSignals: {
+      upstreams: signalUpstreams(settings.upstreams ?? []),
+      account: (upstreamId, subject) => linkedAccount(upstreamId, subject),
+      accountByEmail: async (email) => (await accounts.findByEmail(email))?.accountId,
+      ...settings.upstreamSignals,
+    },
     ...settings.plugin,
     // People sign in here with a code sent to their address (or a passkey, or a linked account): the letters say what to check.
     securityNotices: { signInCheck: (locale) => t(locale, 'login.check_email'), ...settings.plugin?.securityNotices },
   });
   const accounts = createAccounts(plugin.store);
+  const linkedAccount = linkedAccountLookup(createUpstreamLinks(plugin.store), accounts);
   const { logger } = plugin;
   // The configuration names people by address; the plugin knows account ids.
   // Listed people get their account now, as an organization would provision it.
@@ -225,7 +236,7 @@ export async function createReferenceProvider(settings: ReferenceSettings): Prom
   ways.mount(provider);
   account = accountRoutes({ provider, accounts, preferences: plugin.preferences, logger, serviceName, secret, recentSignIn: plugin.recentSignIn, deleteAccount });
   provider.use(account.routes.routes());
-  const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret, logger, passkeys: ways.passkeys, upstreams: ways.upstreams, store: plugin.store, securityNotice: plugin.securityNotice, sharedSignals: plugin.sharedSignals });
+  const router = interactionRoutes({ provider, accounts, loginCodes, mailer: plugin.mailer, serviceName, secret, logger, passkeys: ways.passkeys, upstreams: ways.upstreams, store: plugin.store, securityNotice: plugin.securityNotice, sharedSignals: plugin.sharedSignals, upstreamHeld: plugin.upstreamSignals.held });
   provider.use(router.routes());
   plugin.attach(provider);
 

@@ -43,6 +43,15 @@ const upstreamSchema = z.object({
     if (!domain) c.addIssue({ code: 'custom', message: 'must be a domain name such as example.com (matched exactly: no wildcard, no leading dot; list each subdomain)' });
     return domain;
   })).optional(),
+  /** Its security events (docs/upstream-signals.md): its keys (jwksUri, or configurationUrl naming them), the aud, the events acted on. */
+  signals: z.object({
+    issuer: z.string().url().optional(),
+    jwksUri: z.string().url().optional(),
+    configurationUrl: z.string().url().optional(),
+    audiences: z.array(z.string().min(1)).min(1).optional(),
+    events: z.array(z.string().url()).optional(),
+    allowUntypedSets: z.boolean().optional(),
+  }).strict().refine((s) => (s.jwksUri === undefined) !== (s.configurationUrl === undefined), 'give jwksUri or configurationUrl (one of them)').optional(),
 }).strict();
 
 const fileSchema = z.object({

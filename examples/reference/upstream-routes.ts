@@ -21,6 +21,8 @@ interface Deps extends UpstreamSupport {
   securityNotice: SignoutNotify['securityNotice'];
   /** Tells the person's sites through Shared Signals (CAEP credential-change) when an account is linked. */
   sharedSignals: SignoutNotify['sharedSignals'];
+  /** Whether the upstream said this upstream account may be taken over (sign-in through it held until account-enabled). */
+  upstreamHeld: SignoutNotify['upstreamSignals']['held'];
 }
 
 const FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
@@ -29,6 +31,7 @@ const FAILURE_KEYS: Readonly<Record<UpstreamFailure, MessageKey>> = {
   unavailable: 'upstream.error.unavailable',
   reauth: 'upstream.error.reauth',
   expired: 'upstream.error.expired',
+  held: 'upstream.error.held',
 };
 
 /** The sentence for a failed upstream sign-in, naming the upstream as configured (never the upstream's own words). */
@@ -152,13 +155,17 @@ export function upstreamInteractionRoutes(router: Router, kit: InteractionKit, d
       return;
     }
     if (!kit.offers(s, 'upstream')) throw new errors.InvalidRequest('the site asked for another way of signing in');
+    if (await deps.upstreamHeld(upstream.id, identity.sub)) {
+      await failed(ctx, s, upstream, new UpstreamError('held', 'the upstream said this account may be taken over (held until account-enabled)'), 403);
+      return;
+    }
     const found = await accountFor(deps, upstream, identity, s.locale);
     if ('ask' in found) {
       await deps.linkFirst.ask(ctx, kit, s, upstream, identity, found.ask, federatedAmr(identity.amr));
       return;
     }
     logger.info('signed in through an upstream', { upstream: upstream.id, accountId: found.accountId });
-    await kit.signedIn(ctx, s, { accountId: found.accountId, way: 'upstream', amr: federatedAmr(identity.amr) });
+    await kit.signedIn(ctx, s, { accountId: found.accountId, way: 'upstream', amr: federatedAmr(identity.amr), upstream: upstream.id });
   });
 }
 

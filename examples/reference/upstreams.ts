@@ -27,6 +27,24 @@ export interface Upstream {
    * listed on its own. None by default.
    */
   trustedEmailDomains?: string[] | undefined;
+  /**
+   * Its security events (docs/upstream-signals.md): where its SET signing keys
+   * are, the `aud` it addresses us by (default: our client id at it), the
+   * events acted on (default all). It pushes to `/upstream-signals/<id>`.
+   */
+  signals?: UpstreamSignalsConfig | undefined;
+}
+
+/** An upstream's security events, as CONFIG_FILE `upstreams[].signals` gives them. */
+export interface UpstreamSignalsConfig {
+  /** The SETs' `iss` when it is not the upstream's issuer (Google's RISC SETs: `https://accounts.google.com/`, with the slash). */
+  issuer?: string | undefined;
+  jwksUri?: string | undefined;
+  configurationUrl?: string | undefined;
+  audiences?: string[] | undefined;
+  events?: string[] | undefined;
+  /** Google's Cross-Account Protection sends SETs without `typ`. */
+  allowUntypedSets?: boolean | undefined;
 }
 
 /**
@@ -79,7 +97,7 @@ export interface UpstreamState {
 }
 
 /** Why an upstream sign-in did not work, as pages and logs name it (never the upstream's words). */
-export type UpstreamFailure = 'denied' | 'failed' | 'unavailable' | 'reauth' | 'expired';
+export type UpstreamFailure = 'denied' | 'failed' | 'unavailable' | 'reauth' | 'expired' | 'held';
 
 /** How long an upstream sign-in under way may take: its `state` is kept this long. */
 export const STATE_TTL_MS = 10 * 60_000;

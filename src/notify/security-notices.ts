@@ -15,6 +15,7 @@ import type { LetterQueue } from './letters.ts';
  */
 export const SECURITY_NOTICE_KINDS = [
   'new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended', 'site_unreachable',
+  'upstream_sessions_ended', 'upstream_account_disabled', 'upstream_credential_change',
 ] as const;
 export type SecurityNoticeKind = typeof SECURITY_NOTICE_KINDS[number];
 

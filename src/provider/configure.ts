@@ -31,6 +31,8 @@ export interface ConfigureDeps {
   lastUsed: LastUsed;
   /** Back-channel logout through the queue (./backchannel.ts). */
   logouts: BackchannelLogout;
+  /** Global Token Revocation's scope (upstreamSignals.globalTokenRevocation.scope): like the Shared Signals scopes, only for sites whose `scope` lists it. */
+  globalTokenRevocationScope?: string | undefined;
 }
 
 type Policy = (...args: never[]) => Promise<boolean> | boolean;
@@ -73,9 +75,9 @@ function clientCredentialsBits(host: Bits | undefined): Bits {
  * collects them) but `ssf.manage` and `ssf.read`. Those need the site's
  * `scope` metadata to list them (docs/shared-signals.md).
  */
-function scopesButSharedSignals(scopes: readonly string[], claims: NonNullable<Configuration['claims']>): string {
+function scopesButSharedSignals(scopes: readonly string[], claims: NonNullable<Configuration['claims']>, restricted: readonly string[]): string {
   const defined = Object.entries(claims).filter(([, value]) => value !== null && typeof value === 'object').map(([name]) => name);
-  return [...new Set([...scopes, ...defined])].filter((scope) => !(SSF_SCOPES as readonly string[]).includes(scope)).join(' ');
+  return [...new Set([...scopes, ...defined])].filter((scope) => !restricted.includes(scope)).join(' ');
 }
 
 /** A host's policy, when it has one, is asked first and can say no; then the plugin's runs. */
@@ -101,7 +103,8 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
     deps.logger.warn('oidc-signout-notify: the host configuration has its own adapter; the plugin replaces it (theft detection and revocation need its atomic store)');
   }
 
-  const scopes = [...new Set([...(host.scopes ?? ['openid', 'offline_access']), ...SSF_SCOPES])];
+  const restricted = [...SSF_SCOPES, ...(deps.globalTokenRevocationScope ? [deps.globalTokenRevocationScope] : [])];
+  const scopes = [...new Set([...(host.scopes ?? ['openid', 'offline_access']), ...restricted])];
   const claims = strengthClaims(host.claims);
 
   return {
@@ -115,7 +118,7 @@ export function configureProvider<T extends Configuration>(host: T, deps: Config
       ...host.clientDefaults,
       response_modes: (host.clientDefaults as { response_modes?: string[] } | undefined)?.response_modes ?? [...DEFAULT_RESPONSE_MODES],
       // oidc-provider lets a client without `scope` metadata ask for any scope: the Shared Signals ones go only to sites that list them.
-      scope: (host.clientDefaults as { scope?: string } | undefined)?.scope ?? scopesButSharedSignals(scopes, claims),
+      scope: (host.clientDefaults as { scope?: string } | undefined)?.scope ?? scopesButSharedSignals(scopes, claims, restricted),
     },
     pkce: { ...host.pkce, required: host.pkce?.required ?? (() => true) },
     // Every refresh rotates (confidential clients too), so a stolen refresh

@@ -20,7 +20,7 @@ const MAX_USER_AGENT = 512;
 /** Key layout; documented in docs/redis-keys.md ("Redis keys"). */
 export function sessionKeys(prefix: string) {
   return {
-    /** Hash: session uid -> JSON { firstSeenAt, lastSeenAt, expiresAt, userAgent }; expires with the last session. */
+    /** Hash: session uid -> JSON { firstSeenAt, lastSeenAt, expiresAt, userAgent, upstream? }; expires with the last session. */
     sessions: (accountId: string) => `${prefix}account:{${accountId}}:sessions`,
   };
 }
@@ -42,6 +42,8 @@ interface SessionRecord {
   lastSeenAt: number;
   expiresAt: number;
   userAgent?: string;
+  /** The upstream the session's latest sign-in went through (the host's interaction result `login.upstream`). */
+  upstream?: string;
 }
 
 export interface SessionsDeps {
@@ -84,12 +86,29 @@ export function createSessions(deps: SessionsDeps) {
     return session?.accountId === accountId ? session : undefined;
   }
 
-  return {
+  const api = {
     keys,
 
-    /** A sign-in went through the session now (awaited by the caller; a few per minute at most). */
-    async seen(accountId: string, uid: string, expiresAt: number, userAgent: string | undefined, at = Date.now()): Promise<void> {
-      await deps.store.run(commands.sessionSeen(), [keys.sessions(accountId)], [uid, at, (userAgent ?? '').slice(0, MAX_USER_AGENT), expiresAt, MAX_SESSIONS]);
+    /**
+     * A sign-in went through the session now (awaited by the caller; a few
+     * per minute at most). `upstream`: a new sign-in, through that upstream
+     * (its id) or not (null); undefined keeps what was recorded.
+     */
+    async seen(accountId: string, uid: string, expiresAt: number, userAgent: string | undefined, at = Date.now(), upstream?: string | null): Promise<void> {
+      const way = upstream === undefined ? '' : upstream === null ? '-' : `=${upstream}`;
+      await deps.store.run(commands.sessionSeen(), [keys.sessions(accountId)], [uid, at, (userAgent ?? '').slice(0, MAX_USER_AGENT), expiresAt, MAX_SESSIONS, way]);
+    },
+
+    /**
+     * Ends the person's service sessions whose latest sign-in went through
+     * the upstream (its session-revoked), each as the console ends one: its
+     * sites get back-channel logout and Shared Signals. How many ended.
+     */
+    async endThrough(accountId: string, upstream: string): Promise<number> {
+      const recorded = Object.entries(await deps.store.hgetall(keys.sessions(accountId)))
+        .filter(([, json]) => (JSON.parse(json) as SessionRecord).upstream === upstream);
+      const ended = await Promise.all(recorded.map(([uid]) => api.end(accountId, uid, 'upstream')));
+      return ended.filter(Boolean).length;
     },
 
     /** Every live session of the person, most recently active first. */
@@ -160,7 +179,7 @@ export function createSessions(deps: SessionsDeps) {
      * is destroyed, and each of its sites gets back-channel logout. False
      * when there is no such session (any more).
      */
-    async end(accountId: string, uid: string): Promise<boolean> {
+    async end(accountId: string, uid: string, by: 'person' | 'upstream' = 'person'): Promise<boolean> {
       const session = await find(accountId, uid);
       if (!session) return false;
       const authorizations = Object.entries(session.authorizations ?? {});
@@ -171,14 +190,16 @@ export function createSessions(deps: SessionsDeps) {
         deps.store.run(commands.hdel(), [keys.sessions(accountId)], [uid]),
         ...authorizations.flatMap(([clientId, a]) => (a.sid ? [deps.store.run(commands.zrem(), [deps.sites.keys.sids(accountId, clientId)], [a.sid])] : [])),
       ]);
-      deps.logger.info('service session ended from the console', { sites: authorizations.length });
+      deps.logger.info(by === 'person' ? 'service session ended from the console' : 'service session ended: its upstream signed the person out', { sites: authorizations.length });
       await deps.tell({
-        accountId, cause: `session:${uid}`, reason: 'sign_out', initiator: 'user',
+        accountId, cause: `session:${uid}`,
+        ...(by === 'person' ? { reason: 'sign_out', initiator: 'user' } as const : { reason: 'service', initiator: 'policy' } as const),
         sites: authorizations.filter(([clientId]) => clientId !== CONSOLE_CLIENT_ID).map(([clientId, a]) => ({ clientId, sids: a.sid ? [a.sid] : [] })),
       });
       return true;
     },
   };
+  return api;
 }
 
 export type Sessions = ReturnType<typeof createSessions>;

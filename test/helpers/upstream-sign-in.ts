@@ -13,6 +13,7 @@ import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts'
 import { formFor, type Agent, type Response } from './agent.ts';
 import { freePort } from './net.ts';
 import { discover, siteClient, startHarness, throughSignInPages, type Harness } from './reference.ts';
+import type { UpstreamSignalsConfig } from '../../examples/reference/upstreams.ts';
 import { startTestUpstream, type TestUpstream } from './upstream.ts';
 
 export const site = siteClient('up-site');
@@ -36,8 +37,8 @@ export interface UpstreamSignIn {
   close(): Promise<void>;
 }
 
-/** `upstream`: more of the upstream's configuration (`trustedEmailDomains`). */
-export async function startUpstreamSignIn(name: string, upstreamConfig: { trustedEmailDomains?: string[] } = {}): Promise<UpstreamSignIn> {
+/** `upstreamConfig`: more of the upstream's configuration (`trustedEmailDomains`, `signals`); `harness`: more of the harness' (the store, clients, settings). */
+export async function startUpstreamSignIn(name: string, upstreamConfig: { trustedEmailDomains?: string[]; signals?: UpstreamSignalsConfig } = {}, harness: Partial<Parameters<typeof startHarness>[1]> = {}): Promise<UpstreamSignIn> {
   const logged: string[] = [];
   const logger = {
     info: (m: string, f?: Record<string, unknown>) => { logged.push(`${m} ${JSON.stringify(f ?? {})}`); },
@@ -48,8 +49,9 @@ export async function startUpstreamSignIn(name: string, upstreamConfig: { truste
   const upstream = await startTestUpstream({ redirectUri: `http://127.0.0.1:${port}/upstream/${UPSTREAM.id}/callback` });
   try {
     const h = await startHarness(name, {
+      ...harness,
       port,
-      clients: [site],
+      clients: [site, ...(harness.clients ?? [])],
       logger,
       upstreams: [{ ...UPSTREAM, issuer: upstream.issuer, ...upstream.client, scope: 'openid email profile', ...upstreamConfig }],
       loginCodeLimits: { ...defaultLoginCodeLimits, checksPerIp: { limit: 1000, windowMs: 60_000 } },

@@ -6,7 +6,8 @@ import type { Letter } from './shell.ts';
 import { oneLine, serviceNoticeLetter } from './service-notice.ts';
 
 /** The notices these words are for (src/notify/security-notices.ts SECURITY_NOTICE_KINDS). */
-type Kind = 'new_browser' | 'passkey_added' | 'passkey_removed' | 'account_linked' | 'account_unlinked' | 'sessions_ended' | 'site_unreachable';
+type Kind = 'new_browser' | 'passkey_added' | 'passkey_removed' | 'account_linked' | 'account_unlinked' | 'sessions_ended' | 'site_unreachable'
+  | 'upstream_sessions_ended' | 'upstream_account_disabled' | 'upstream_credential_change';
 
 export interface SecurityNoticeInput {
   locale: Locale;
@@ -38,7 +39,10 @@ export interface SecurityNoticeText {
 // A detail in our sentence: one line, no bidi overrides, no address that becomes a link.
 const shown = (s: string | undefined, fallback: string) => (s && oneLine(s) ? neutralizeLinks(oneLine(s), 'title') : fallback);
 
-const KINDS: readonly Kind[] = ['new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended', 'site_unreachable'];
+const KINDS: readonly Kind[] = [
+  'new_browser', 'passkey_added', 'passkey_removed', 'account_linked', 'account_unlinked', 'sessions_ended', 'site_unreachable',
+  'upstream_sessions_ended', 'upstream_account_disabled', 'upstream_credential_change',
+];
 
 /** The way out every notice but one ends with: where the person is signed in, and the host's sentence on how they sign in. */
 export function notYou(locale: Locale, signInCheck: string | undefined): string {
@@ -71,7 +75,10 @@ export function securityNoticeText(input: SecurityNoticeInput): SecurityNoticeTe
     subject: oneLine(say('subject')),
     title: say('title'),
     what: words === 'new_browsers' && params.count > 1 ? say('count') : say('what'),
-    then: kind === 'site_unreachable' ? [say('todo')] : [t(locale, 'notice.if_you'), notYou(locale, input.signInCheck)],
+    // A site that could not be told, an upstream that warned of the account: one thing to do, not "if it was you".
+    then: kind === 'site_unreachable' ? [say('todo')]
+      : kind === 'upstream_account_disabled' ? [say('todo'), notYou(locale, input.signInCheck)]
+        : [t(locale, 'notice.if_you'), notYou(locale, input.signInCheck)],
     link: t(locale, 'theft.devices_link'),
     why: t(locale, 'theft.why', { serviceName }),
   };

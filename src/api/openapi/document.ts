@@ -14,11 +14,13 @@ import { notificationResult } from '../notify/answers.ts';
 import { notificationRequest } from '../notify/read-request.ts';
 import { notifyOperation } from './notify.ts';
 import { SSF_OPENAPI_PATHS } from './ssf.ts';
+import { UPSTREAM_SIGNALS_OPENAPI_PATHS } from './upstream-signals.ts';
 
 /** Every path the document describes, and its operations: a route a site calls is added here (docs/api.md). */
 export const PATHS: ZodOpenApiPathsObject = {
   '/api/notify': { post: notifyOperation },
   ...SSF_OPENAPI_PATHS,
+  ...UPSTREAM_SIGNALS_OPENAPI_PATHS,
 };
 
 /** Schemas named in the document (a `$ref` wherever they are used), and how a site authenticates. */
@@ -34,6 +36,12 @@ const COMPONENTS: ZodOpenApiComponentsObject = {
         + 'confidential site gets one by the client credentials grant at the token endpoint, with scope ssf.manage (to change '
         + 'its stream) or ssf.read (to read it and poll).',
       flows: { clientCredentials: { tokenUrl: '/token', scopes: { 'ssf.manage': 'Create, change and delete the site\'s stream, verify it', 'ssf.read': 'Read the site\'s stream and its status, poll' } } },
+    },
+    gtrBearer: {
+      type: 'oauth2',
+      description: 'Global Token Revocation\'s caller (an enterprise identity provider, an incident tool): a confidential client that '
+        + 'upstreamSignals.globalTokenRevocation.clients lists, with an access token of the client credentials grant carrying the scope.',
+      flows: { clientCredentials: { tokenUrl: '/token', scopes: { global_token_revocation: 'End every way in of a person' } } },
     },
     clientSecretBasic: {
       type: 'http',

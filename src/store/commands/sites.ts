@@ -65,13 +65,15 @@ export function recordSiteUse(kv: KV, sites: string, clientId: string, at: numbe
 
 export const siteUsed = script('site_used', (kv, [sites], [clientId, when]) => recordSiteUse(kv, sites!, clientId!, Number(when)));
 
-export const sessionSeen = script('session_seen', (kv, [sessions], [uid, now, userAgent, expiresAt, keep]) => {
+export const sessionSeen = script('session_seen', (kv, [sessions], [uid, now, userAgent, expiresAt, keep, way = '']) => {
   const at = Number(now);
   const current = kv.hget(sessions!, uid!);
   const entry = (current ? JSON.parse(current) : { firstSeenAt: at }) as Record<string, unknown>;
   entry.lastSeenAt = at;
   entry.expiresAt = Number(expiresAt);
   if (userAgent) entry.userAgent = userAgent;
+  if (way === '-') delete entry.upstream;
+  else if (way.startsWith('=')) entry.upstream = way.slice(1);
   kv.hset(sessions!, { [uid!]: JSON.stringify(entry) });
   const live: [string, number, number][] = [];
   for (const [id, json] of Object.entries(kv.hgetall(sessions!))) {
