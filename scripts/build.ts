@@ -1,7 +1,7 @@
 /**
  * `npm run build` (and `prepack`): compiles src/, adapters/ and views/ to
  * dist/ as JavaScript with declarations and declaration maps, copies the
- * Lua scripts the store reads at run time beside the compiled store, and
+ * Lua scripts the store reads at run time beside the compiled code, and
  * writes the OpenAPI document (dist/openapi.json, generated from the routes'
  * zod schemas by src/api/openapi/document.ts; the package serves and exports it).
  *
@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,8 +27,12 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 
-cpSync(join(root, 'src/store/lua'), join(dist, 'src/store/lua'), { recursive: true });
-cpSync(join(root, 'src/adopt/lua'), join(dist, 'src/adopt/lua'), { recursive: true });
+// Every lua/ folder under src/ (each domain keeps its scripts beside it), so a new one ships without an edit here.
+for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
+  if (!entry.isDirectory() || entry.name !== 'lua') continue;
+  const from = join(entry.parentPath, entry.name);
+  cpSync(from, join(dist, relative(root, from)), { recursive: true });
+}
 
 // Generated here, not at run time: zod-openapi is a devDependency (it needs a newer Node 22 than `engines`; docs/choices.md).
 const { openApiJson } = await import('../src/api/openapi/document.ts');
