@@ -154,21 +154,33 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
   it('tries a failing job again after backoffMs, then twice that (BullMQ exponential), under the queue\'s own hash tag', async () => {
     const { redis, prefix } = world();
     const lines: Line[] = [];
-    const queue = durableQueue<{ n: number }, string>(redis, prefix, { of: 'letters', label: 'kit', logger: logTo(lines), concurrency: 1, stalledIntervalMs: 5000 });
-    const tries: { attempt: number; at: number }[] = [];
-    const finished: string[] = [];
-    queue.startWorker(async (job) => {
-      tries.push({ attempt: job.attemptsMade + 1, at: Date.now() });
-      if (job.attemptsMade < 2) throw new Error(`try ${job.attemptsMade + 1}`);
+    const queue = durableQueue<{ n: number }, string>(redis, prefix, {
+      of: 'letters', label: 'kit', logger: logTo(lines), concurrency: 1, stalledIntervalMs: 5000, permanent: (err) => err.message === 'permanent',
+    });
+    const tries: { n: number; attempt: number; at: number }[] = [];
+    const heard: unknown[] = [];
+    expect(queue.startWorker(async (job) => {
+      tries.push({ n: job.data.n, attempt: job.attempt, at: Date.now() });
+      if (job.data.n === 2) throw new Error('permanent');
+      if (job.attempt < 3) throw new Error(`try ${job.attempt}`);
       return 'ok';
-    }, (worker) => worker.on('completed', (_job, result) => finished.push(result)));
+    }, {
+      completed: (job, result) => heard.push(['completed', job.id, job.attempt, result]),
+      failed: ({ id, attempt, final, err }) => heard.push(['failed', id, attempt, final, err.message]),
+    })).to.equal(true);
     await queue.add('kit', { n: 1 }, { jobId: 'kit-1', attempts: 3, backoff: { type: 'exponential', delay: BACKOFF_MS } });
     await queue.add('kit', { n: 1 }, { jobId: 'kit-1', attempts: 3, backoff: { type: 'exponential', delay: BACKOFF_MS } });
-    await until('the job done', () => finished.length === 1);
+    await until('the job done', () => heard.some((h) => (h as unknown[])[0] === 'completed'));
     expect(tries.map((t) => t.attempt)).to.deep.equal([1, 2, 3]);
     const [first, second] = gaps(tries.map((t) => t.at)) as [number, number];
     expect(first, 'the first wait').to.be.within(BACKOFF_MS, BACKOFF_MS + SLACK_MS);
     expect(second, 'the second wait: twice the first').to.be.within(2 * BACKOFF_MS, 2 * BACKOFF_MS + SLACK_MS);
+    // A permanent failure is final at its first try.
+    await queue.add('kit', { n: 2 }, { jobId: 'kit-2', attempts: 3, backoff: { type: 'exponential', delay: BACKOFF_MS } });
+    await until('the permanent failure', () => heard.length === 4);
+    expect(heard).to.deep.equal([
+      ['failed', 'kit-1', 1, false, 'try 1'], ['failed', 'kit-1', 2, false, 'try 2'], ['completed', 'kit-1', 3, 'ok'], ['failed', 'kit-2', 1, true, 'permanent'],
+    ]);
     expect(await queue.pending()).to.equal(0);
     // Every key of the queue under its one hash tag.
     const keys: string[] = [];
@@ -185,8 +197,7 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
     const queue = durableQueue<{ n: number }, void>(redis, prefix, { of: 'logouts', label: 'kit', logger: logTo([]), concurrency: 1, keep: { completedSeconds: 1, failedSeconds: 1 } });
     const ran: number[] = [];
     const work = async (job: { data: { n: number } }) => { ran.push(job.data.n); };
-    queue.startWorker(work);
-    queue.startWorker(work);
+    expect([queue.startWorker(work), queue.startWorker(work)]).to.deep.equal([true, false]);
     await queue.add('kit', { n: 1 }, { jobId: 'one' });
     await until('the first job', () => ran.length === 1);
     await queue.stopWorker();
@@ -201,7 +212,7 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
     const [a, b] = [queue.close(), queue.close()];
     expect(a).to.equal(b);
     await a;
-    queue.startWorker(work);
+    expect(queue.startWorker(work)).to.equal(false);
     expect(ran).to.deep.equal([1, 2]);
   });
 });
