@@ -10,7 +10,7 @@
  * the declaration maps stay exact), so any TypeScript host resolves them.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +27,11 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 
-cpSync(join(root, 'src/store/lua'), join(dist, 'src/store/lua'), { recursive: true });
-cpSync(join(root, 'src/adopt/lua'), join(dist, 'src/adopt/lua'), { recursive: true });
+// Each domain's Lua scripts beside its modules (src/<folder>/lua/), read at run time.
+for (const entry of readdirSync(join(root, 'src'), { withFileTypes: true })) {
+  const lua = join(root, 'src', entry.name, 'lua');
+  if (entry.isDirectory() && existsSync(lua)) cpSync(lua, join(dist, 'src', entry.name, 'lua'), { recursive: true });
+}
 
 // Generated here, not at run time: zod-openapi is a devDependency (it needs a newer Node 22 than `engines`; docs/choices.md).
 const { openApiJson } = await import('../src/api/openapi/document.ts');
