@@ -231,4 +231,20 @@ describe('the queue kit: the throttled log', () => {
     soon(new Error('x'));
     expect(lines.slice(2).map((l) => l.fields)).to.deep.equal([{ reason: 'x' }, { reason: 'x' }]);
   });
+
+  it('says how many were left out once the period is over; forgets its reasons past a hundred', async () => {
+    const lines: Line[] = [];
+    const log = throttled(logTo(lines), 'queue error', 50);
+    for (let i = 0; i < 3; i += 1) log(new Error('down'));
+    await new Promise((r) => setTimeout(r, 80));
+    log(new Error('down'));
+    expect(lines.map((l) => l.fields)).to.deep.equal([{ reason: 'down' }, { reason: 'down', repeated: 2 }]);
+    // 101 reasons within the period: the memory is cleared, so the first is logged again.
+    const many: Line[] = [];
+    const wide = throttled(logTo(many), 'queue error', 60_000);
+    for (let i = 0; i <= 100; i += 1) wide(new Error(`reason ${i}`));
+    wide(new Error('reason 0'));
+    wide(new Error('reason 1'));
+    expect(many.slice(100).map((l) => l.fields)).to.deep.equal([{ reason: 'reason 100' }, { reason: 'reason 0' }, { reason: 'reason 1' }]);
+  });
 });
