@@ -9,7 +9,8 @@
  */
 import { expect } from 'chai';
 
-import { durableQueue, queuePrefix } from '../../src/queue/durable.ts';
+import { queueCounts } from '../../src/queue/counts.ts';
+import { DONE_STATES, dropJobs, durableQueue, queuePrefix } from '../../src/queue/durable.ts';
 import { inProcessQueue } from '../../src/queue/in-process.ts';
 import { throttled } from '../../src/queue/log.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
@@ -128,6 +129,36 @@ describe('the queue kit: the in-process twin', () => {
     expect(ran).to.deep.equal(['fails', 'held']);
   });
 
+  it('runs the next job when one finishes (concurrency 1); gives up without hooks; lists and drops jobs waiting; close stops the retries', async () => {
+    const ran: string[] = [];
+    const queue = inProcessQueue<{ id: string }, void>({ id: (job) => job.id, attempts: 2, backoffMs: 2 * BACKOFF_MS, concurrency: 1 });
+    await Promise.all([queue.add({ id: 'one' }), queue.add({ id: 'two' }), queue.add({ id: 'three' })]);
+    // Not started: all three wait, listed as they are.
+    expect(queue.jobs().map((job) => job.id)).to.deep.equal(['one', 'two', 'three']);
+    expect(queue.drop((job) => job.id === 'three')).to.equal(1);
+    // Dropped: the same id is a job again.
+    await queue.add({ id: 'three' });
+    expect(queue.jobs().map((job) => job.id)).to.deep.equal(['one', 'two', 'three']);
+    queue.startWorker(async (job, attempt) => {
+      ran.push(`${job.id}:${attempt}`);
+      if (job.id === 'two') throw new Error('again');
+    });
+    await until('every first try and the retry', () => ran.length === 4);
+    expect(ran).to.deep.equal(['one:1', 'two:1', 'three:1', 'two:2']);
+    // Given up with no hook to tell: the id is free again.
+    for (let i = 0; i < 50 && (await queue.pending()) > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(await queue.pending()).to.equal(0);
+    await queue.add({ id: 'two' });
+    await until('two tried afresh', () => ran.length === 5);
+    expect(ran.at(-1)).to.equal('two:1');
+    // Closed while a retry waits: it never comes back.
+    for (let i = 0; i < 100 && (await queue.pending()) !== 1; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(await queue.pending(), 'the retry timed').to.equal(1);
+    await queue.close();
+    await new Promise((r) => setTimeout(r, 3 * BACKOFF_MS));
+    expect([await queue.pending(), ran.length]).to.deep.equal([0, 5]);
+  });
+
   it('runs a try outside the async context of the call that queued it', async () => {
     const { AsyncLocalStorage } = await import('node:async_hooks');
     const request = new AsyncLocalStorage<string>();
@@ -214,6 +245,44 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
     await a;
     expect(queue.startWorker(work)).to.equal(false);
     expect(ran).to.deep.equal([1, 2]);
+  });
+});
+
+describe(`the queue kit: taking jobs out, and the counts (${REDIS_CLUSTER ? 'Redis Cluster' : 'Redis'})`, () => {
+  const world = setUp(async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix('queue-kit-counts');
+    return { redis, prefix, async close() { await dropPrefix(redis, prefix); await redis.quit(); } };
+  });
+
+  it('counts each state, the oldest waiting one\'s age; takes out the matching jobs in every state, or only the done ones', async () => {
+    const { redis, prefix } = world();
+    const zero = { waiting: 0, active: 0, delayed: 0, failed: 0, oldestWaitingSeconds: null };
+    expect(await queueCounts(redis, prefix)).to.deep.equal({ letters: zero, logouts: zero, sharedSignals: zero, sessionExpiry: zero });
+    const queue = durableQueue<{ who: string }, void>(redis, prefix, { of: 'sharedSignals', label: 'kit', logger: logTo([]), concurrency: 1 });
+    let release: () => void = () => {};
+    queue.startWorker(async (job) => {
+      if (job.data.who === 'fails') throw new Error('no');
+      if (job.data.who === 'holds') await new Promise<void>((r) => { release = r; });
+    });
+    await queue.add('kit', { who: 'fails' }, { jobId: 'f', attempts: 1 });
+    await queue.add('kit', { who: 'done' }, { jobId: 'd' });
+    await queue.add('kit', { who: 'holds' }, { jobId: 'h' });
+    for (let i = 0; i < 200 && (await queue.queue.getActiveCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    await queue.add('kit', { who: 'waits' }, { jobId: 'w' });
+    await queue.add('kit', { who: 'first' }, { jobId: 'p', priority: 1 });
+    await queue.add('kit', { who: 'later' }, { jobId: 'l', delay: 60_000 });
+    const queuedAt = Date.now();
+    const counted = await queueCounts(redis, prefix, queuedAt + 5_500);
+    expect(counted.sharedSignals).to.deep.equal({ waiting: 2, active: 1, delayed: 1, failed: 1, oldestWaitingSeconds: 5 });
+    expect(counted.letters).to.deep.equal(zero);
+    // Done ones only: the failed and the completed.
+    expect(await dropJobs(queue.queue, () => true, DONE_STATES)).to.equal(2);
+    // Every state a job can be taken from (the one in hand stays): waiting, prioritized, delayed.
+    expect(await dropJobs(queue.queue, (data) => data.who !== 'nobody')).to.equal(3);
+    expect((await queueCounts(redis, prefix)).sharedSignals).to.deep.include({ waiting: 0, delayed: 0, failed: 0, active: 1 });
+    release();
+    await queue.close();
   });
 });
 
