@@ -19,6 +19,26 @@ const WEB = '^src/(http|provider|console|api)/';
 const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$|^src/command/';
 const ENTRY_POINTS = '^src/(index|worker|pages|store-kit|adoption)\\.ts$|^adapters/(redis|memory)\\.ts$';
 
+/** The packages each layer may import (its own types included): a view that imports ioredis, or a domain module bullmq, fails. */
+const PACKAGES = {
+  base: ['ioredis', 'bullmq', 'nodemailer', 'oidc-provider', 'tldts'],
+  adapters: ['ioredis', 'jose', 'oidc-provider'],
+  views: [],
+  domain: ['jose', 'oidc-provider', 'bowser'],
+  web: ['@koa/router', 'koa', 'oidc-provider', 'jose', 'zod', 'zod-openapi'],
+};
+const NPM = ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'];
+const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** A rule that keeps `from` to the packages in `allowed` (and their @types). */
+const packages = (name, from, allowed) => ({
+  name,
+  comment: `This layer imports these packages only: ${allowed.join(', ') || 'none'} (docs/architecture.md).`,
+  severity: 'error',
+  from: { path: from },
+  to: { dependencyTypes: NPM, pathNot: allowed.length ? `^node_modules/(@types/)?(${allowed.map(escape).join('|')})/` : '^$' },
+});
+
 /** A rule that keeps `from` to the paths in `allowed` (and node's and the packages'). */
 const only = (name, comment, from, allowed) => ({
   name,
@@ -42,11 +62,23 @@ module.exports = {
     only('views-are-pure', 'Views are functions of data: the language, the text rules and the host types only.', VIEWS, `${VIEWS}|^src/(i18n|text)/|^src/host\\.ts$`),
     only('domain-below-web', 'What the plugin keeps and decides never reaches up to routes or the composition.', DOMAIN, `${DOMAIN}|${BASE}|${ADAPTERS}|${VIEWS}`),
     only('web-below-root', 'Routes and provider steps never import the composition root.', WEB, `${WEB}|${DOMAIN}|${BASE}|${ADAPTERS}|${VIEWS}`),
+    packages('base-packages', BASE, PACKAGES.base),
+    packages('adapters-packages', ADAPTERS, PACKAGES.adapters),
+    packages('views-packages', VIEWS, PACKAGES.views),
+    packages('domain-packages', DOMAIN, PACKAGES.domain),
+    packages('web-packages', WEB, PACKAGES.web),
     {
       name: 'every-file-in-a-layer',
       comment: 'A file of src/ belongs to one of the layers above (add it to one, or make a folder of a layer).',
       severity: 'error',
       from: { path: '^src/', pathNot: [BASE, DOMAIN, WEB, ROOT].join('|') },
+      to: {},
+    },
+    {
+      name: 'every-file-in-a-layer-alone',
+      comment: 'The same for a file of src/ that imports nothing and nothing imports.',
+      severity: 'error',
+      from: { orphan: true, path: '^src/', pathNot: [BASE, DOMAIN, WEB, ROOT].join('|') },
       to: {},
     },
     only('examples-use-the-package', 'The reference provider and the demo site use what the package exports, as a host does.', '^examples/', `^examples/|${ENTRY_POINTS}`),
@@ -74,7 +106,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist)/' },
+    // node_modules is not followed, but kept as a target: the packages rules see what each layer imports.
+    exclude: { path: '^dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     moduleSystems: ['es6'],

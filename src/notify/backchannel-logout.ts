@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import type { BackchannelLogoutEvent } from '../events.ts';
 import type { Logger } from '../host.ts';
 import { backchannelLogoutOf } from '../provider-types.ts';
-import * as commands from '../store/commands.ts';
+import * as commands from './scripts.ts';
 import type { Store } from '../store/store.ts';
 import { RetryLogout, type LogoutJob, type LogoutQueue, type LogoutTry } from './logout-queue.ts';
 import type { SecurityNotices } from './security-notices.ts';

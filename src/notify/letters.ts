@@ -1,8 +1,5 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
-
 import type { Logger } from '../host.ts';
-import { dropJobs, durableQueue } from '../queue/durable.ts';
+import { dropJobs, durableQueue, type RedisClient } from '../queue/durable.ts';
 import { inProcessQueue } from '../queue/in-process.ts';
 import type { LetterEvent } from '../events.ts';
 import type { Category } from './categories.ts';
@@ -100,10 +97,11 @@ export interface LetterQueue {
  * that dies while sending leaves the job "stalled", and another (or the same,
  * restarted) takes it up again.
  */
-export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, options: LetterQueueOptions, logger: Logger, onLetter: OnLetter = () => {}): LetterQueue {
+export function bullmqLetterQueue(redis: RedisClient, keyPrefix: string, options: LetterQueueOptions, logger: Logger, onLetter: OnLetter = () => {}): LetterQueue {
   const durable = durableQueue<LetterJob, LetterOutcome>(redis, keyPrefix, {
     of: 'letters', label: 'letter', logger, concurrency: options.concurrency, stalledIntervalMs: options.stalledIntervalMs,
     keep: { completedSeconds: options.keepCompletedSeconds, failedSeconds: options.keepFailedSeconds },
+    permanent: (err) => err instanceof PermanentLetterError,
   });
   return {
     async add(job) {
@@ -118,21 +116,12 @@ export function bullmqLetterQueue(redis: Redis | Cluster, keyPrefix: string, opt
       });
     },
     startWorker(process) {
-      durable.startWorker(async (job: Job<LetterJob>) => {
-        try {
-          return await process(job.data);
-        } catch (err) {
-          if (err instanceof PermanentLetterError) throw new UnrecoverableError(err.message);
-          throw err;
-        }
-      }, (worker) => {
-        worker.on('completed', (job, outcome) => onLetter(outcomeEvent(String(job.id), outcome)));
-        worker.on('failed', (job, err) => {
-          if (!job) return;
-          const final = err instanceof UnrecoverableError || job.attemptsMade >= options.attempts;
-          logger.warn(final ? 'letter given up' : 'letter will be retried', { notificationId: job.id, attempt: job.attemptsMade, reason: err.message });
-          onLetter({ notificationId: String(job.id), outcome: final ? 'failed' : 'retry', reason: err.message });
-        });
+      durable.startWorker((job) => process(job.data), {
+        completed: (job, outcome) => onLetter(outcomeEvent(String(job.id), outcome)),
+        failed: ({ id, attempt, final, err }) => {
+          logger.warn(final ? 'letter given up' : 'letter will be retried', { notificationId: id, attempt, reason: err.message });
+          onLetter({ notificationId: String(id), outcome: final ? 'failed' : 'retry', reason: err.message });
+        },
       });
     },
     stopWorker: durable.stopWorker,

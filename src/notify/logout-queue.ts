@@ -1,8 +1,5 @@
-import type { Job } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
-
 import type { Logger } from '../host.ts';
-import { DONE_STATES, dropJobs, durableQueue } from '../queue/durable.ts';
+import { DONE_STATES, dropJobs, durableQueue, type RedisClient } from '../queue/durable.ts';
 import { asUnavailable } from '../store/availability.ts';
 import { inProcessQueue } from '../queue/in-process.ts';
 
@@ -75,7 +72,7 @@ const retryDelayMs = (options: LogoutQueueOptions) => 2 * options.backoffMs;
  * beside the letters' and run wherever their worker runs: a logout queued
  * before the sign-out's answer survives a crash of this process.
  */
-export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, options: LogoutQueueOptions, logger: Logger): LogoutQueue {
+export function bullmqLogoutQueue(redis: RedisClient, keyPrefix: string, options: LogoutQueueOptions, logger: Logger): LogoutQueue {
   const durable = durableQueue<LogoutJob, LogoutTry>(redis, keyPrefix, { of: 'logouts', label: 'logout', logger, concurrency: 4, stalledIntervalMs: options.stalledIntervalMs });
   const { queue } = durable;
   return {
@@ -102,7 +99,7 @@ export function bullmqLogoutQueue(redis: Redis | Cluster, keyPrefix: string, opt
       return dropJobs(queue, (data) => data.accountId === accountId, DONE_STATES);
     },
     startWorker(process) {
-      durable.startWorker((job: Job<LogoutJob>) => process(job.data, job.attemptsMade + 1));
+      durable.startWorker((job) => process(job.data, job.attempt));
     },
     stopWorker: durable.stopWorker,
     close: durable.close,

@@ -1,4 +1,4 @@
-import { Queue, Worker, type Job, type JobsOptions, type Processor, type QueueOptions } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions, type QueueOptions } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 import type { Logger } from '../host.ts';
@@ -12,6 +12,25 @@ import { throttled } from './log.ts';
  * taking a person's jobs out. Each domain keeps its job type and its
  * processor (letters, back-channel logouts, Shared Signals, the expiry sweep).
  */
+
+/** The plugin's Redis client, a single node or a Cluster: what a durable queue runs on. */
+export type RedisClient = Redis | Cluster;
+
+/** The options of one job (BullMQ's): its id, tries, backoff, delay, how long it is kept. */
+export type DurableJobOptions = JobsOptions;
+
+/** Which try this is (the first is 1) and its data: what a domain's processor is given. */
+export interface DurableTry<J> {
+  data: J;
+  attempt: number;
+  id: string | undefined;
+}
+
+/** A failed try as the domain hears of it: `final` when no try follows (tries spent, or a permanent failure). */
+export interface DurableFailure<J> extends DurableTry<J> {
+  final: boolean;
+  err: Error;
+}
 
 /** Each queue's BullMQ name and the hash tag its keys carry under the plugin's prefix (`<keyPrefix>{<tag>}`). */
 export const QUEUES = {
@@ -76,10 +95,18 @@ export interface DurableQueueOptions {
    */
   keep?: { completedSeconds: number; failedSeconds: number } | undefined;
   queueOptions?: Partial<QueueOptions> | undefined;
+  /** A failure not worth trying again (given up at once: BullMQ's UnrecoverableError). */
+  permanent?: ((err: Error) => boolean) | undefined;
+}
+
+/** The domain's listeners of its worker: each job done, each try failed. */
+export interface DurableListeners<J, R> {
+  completed?(done: DurableTry<J>, result: R): void;
+  failed?(failure: DurableFailure<J>): void;
 }
 
 /** One durable queue and, once started, its worker in this process. */
-export function durableQueue<J, R = unknown>(redis: Redis | Cluster, keyPrefix: string, options: DurableQueueOptions) {
+export function durableQueue<J, R = unknown>(redis: RedisClient, keyPrefix: string, options: DurableQueueOptions) {
   const { name } = QUEUES[options.of];
   const prefix = queuePrefix(keyPrefix, options.of);
   const { logger, label } = options;
@@ -111,19 +138,27 @@ export function durableQueue<J, R = unknown>(redis: Redis | Cluster, keyPrefix: 
     queue,
 
     /** Durably queues a job (resolves once stored); Redis gone: UnavailableError. */
-    async add(jobName: string, data: J, opts: JobsOptions): Promise<void> {
+    async add(jobName: string, data: J, opts: DurableJobOptions): Promise<void> {
       await queue.add(jobName as never, data as never, opts).catch(asUnavailable);
     },
 
     /**
      * Starts working in this process on the patient connection (once: a
-     * second call, or one after close(), does nothing); `on` adds the
-     * domain's listeners (failed, completed).
+     * second call, or one after close(), does nothing and returns false),
+     * with the domain's processor and listeners.
      */
-    startWorker(processor: Processor<J, R>, on?: (worker: Worker<J, R>) => void): void {
-      if (worker || closed) return;
+    startWorker(processor: (job: DurableTry<J>) => Promise<R>, on: DurableListeners<J, R> = {}): boolean {
+      if (worker || closed) return false;
       connection = patientConnection(redis);
-      worker = new Worker<J, R>(name, processor, {
+      const tryOf = (job: Job<J>): DurableTry<J> => ({ data: job.data, attempt: job.attemptsMade + 1, id: job.id });
+      worker = new Worker<J, R>(name, async (job: Job<J>) => {
+        try {
+          return await processor(tryOf(job));
+        } catch (err) {
+          if (options.permanent?.(err as Error)) throw new UnrecoverableError((err as Error).message);
+          throw err;
+        }
+      }, {
         connection: connection as Redis,
         prefix,
         concurrency: options.concurrency,
@@ -135,13 +170,22 @@ export function durableQueue<J, R = unknown>(redis: Redis | Cluster, keyPrefix: 
         }),
       });
       worker.on('error', throttled(logger, `${label} worker error`));
-      on?.(worker);
+      // Once a try ended, attemptsMade counts it.
+      if (on.completed) worker.on('completed', (job, result) => on.completed!({ data: job.data, attempt: job.attemptsMade, id: job.id }, result));
+      if (on.failed) {
+        worker.on('failed', (job, err) => {
+          if (!job) return;
+          const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+          on.failed!({ data: job.data, attempt: job.attemptsMade, id: job.id, final, err });
+        });
+      }
       const { keep } = options;
       if (keep) {
         const cleanError = throttled(logger, `${label} queue cleanup failed`);
         cleaner = setInterval(() => { cleanUp(keep).catch(cleanError); }, Math.min(15 * 60_000, Math.max(250, (Math.min(keep.completedSeconds, keep.failedSeconds) * 1000) / 4)));
         cleaner.unref();
       }
+      return true;
     },
 
     /** Stops taking jobs in this process and resolves once the ones in hand are finished; the rest stay queued. */

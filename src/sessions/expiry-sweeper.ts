@@ -1,7 +1,5 @@
-import type { Cluster, Redis } from 'ioredis';
-
 import type { Logger } from '../host.ts';
-import { durableQueue } from '../queue/durable.ts';
+import { durableQueue, type RedisClient } from '../queue/durable.ts';
 import { asUnavailable } from '../store/availability.ts';
 
 /** Runs the sweep of expired sessions (./expiry.ts) every `sweepEveryMs`, where the letters' worker runs. */
@@ -19,19 +17,17 @@ const SCHEDULER = 'sweep';
  * patient connection as the letters' (src/notify/letters.ts). A sweep that two instances ran at
  * once would still tell each session once (lua/expiry_claim.lua).
  */
-export function bullmqExpirySweeper(redis: Redis | Cluster, keyPrefix: string, sweepEveryMs: number, logger: Logger): ExpirySweeper {
+export function bullmqExpirySweeper(redis: RedisClient, keyPrefix: string, sweepEveryMs: number, logger: Logger): ExpirySweeper {
   // Only the schedule and its next run stay (each run removes itself); the events stream is kept short.
   const durable = durableQueue<unknown, number>(redis, keyPrefix, {
     of: 'sessionExpiry', label: 'session expiry', logger, concurrency: 1, queueOptions: { streams: { events: { maxLen: 100 } } },
   });
   return {
     start(sweep) {
-      durable.startWorker(async () => sweep(), (worker) => {
-        worker.on('failed', (_job, err) => logger.warn('session expiry sweep failed', { reason: err.message }));
-        durable.queue.upsertJobScheduler(SCHEDULER, { every: sweepEveryMs }, { name: SCHEDULER, opts: { removeOnComplete: true, removeOnFail: true } })
-          .catch(asUnavailable)
-          .catch((err: Error) => logger.error('session expiry sweep not scheduled', { reason: err.message }));
-      });
+      if (!durable.startWorker(async () => sweep(), { failed: ({ err }) => logger.warn('session expiry sweep failed', { reason: err.message }) })) return;
+      durable.queue.upsertJobScheduler(SCHEDULER, { every: sweepEveryMs }, { name: SCHEDULER, opts: { removeOnComplete: true, removeOnFail: true } })
+        .catch(asUnavailable)
+        .catch((err: Error) => logger.error('session expiry sweep not scheduled', { reason: err.message }));
     },
     stop: durable.stopWorker,
     close: durable.close,

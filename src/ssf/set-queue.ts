@@ -1,9 +1,7 @@
-import type { Job } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 
 import type { Logger } from '../host.ts';
-import { dropJobs, DONE_STATES, durableQueue } from '../queue/durable.ts';
+import { dropJobs, DONE_STATES, durableQueue, type RedisClient } from '../queue/durable.ts';
 import { inProcessQueue } from '../queue/in-process.ts';
 import type { Signal } from './signal.ts';
 
@@ -64,7 +62,7 @@ const jobId = (job: SsfJob) => `${job.kind}.${job.id}`;
  * retried with exponential backoff. Logs name the site and the job, never
  * the SET or a header.
  */
-export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, options: SsfQueueOptions, logger: Logger): SsfQueue {
+export function bullmqSsfQueue(redis: RedisClient, keyPrefix: string, options: SsfQueueOptions, logger: Logger): SsfQueue {
   const durable = durableQueue<SsfJob>(redis, keyPrefix, {
     of: 'sharedSignals', label: 'security event', logger, concurrency: options.concurrency, stalledIntervalMs: options.stalledIntervalMs,
     keep: { completedSeconds: options.keepSeconds, failedSeconds: options.keepSeconds },
@@ -88,13 +86,11 @@ export function bullmqSsfQueue(redis: Redis | Cluster, keyPrefix: string, option
       return causes + doneCauses + sets;
     },
     startWorker(process) {
-      durable.startWorker(async (job: Job<SsfJob>) => process(job.data, job.attemptsMade + 1), (worker) => {
-        worker.on('failed', (job, err) => {
-          if (!job) return;
-          const final = job.attemptsMade >= options.attempts;
-          const clientId = job.data.kind === 'set' ? job.data.clientId : undefined;
-          logger.warn(final ? 'security event given up' : 'security event will be retried', { job: job.id, clientId, attempt: job.attemptsMade, reason: err.message });
-        });
+      durable.startWorker((job) => process(job.data, job.attempt), {
+        failed: ({ data, id, attempt, final, err }) => {
+          const clientId = data.kind === 'set' ? data.clientId : undefined;
+          logger.warn(final ? 'security event given up' : 'security event will be retried', { job: id, clientId, attempt, reason: err.message });
+        },
       });
     },
     stopWorker: durable.stopWorker,

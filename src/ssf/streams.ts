@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import * as commands from '../store/commands.ts';
+import * as ssfScripts from './scripts.ts';
 import type { Store } from '../store/store.ts';
 
 export const PUSH = 'urn:ietf:rfc:8935';
@@ -88,7 +88,7 @@ export function createStreams(store: Store) {
     /** Creates the site's stream; undefined when it has one already. */
     async create(clientId: string, settings: StreamSettings): Promise<Stream | undefined> {
       const streamId = randomBytes(16).toString('base64url');
-      const written = await store.run(commands.ssfStreamPut(), [keys.stream(clientId)], ['create', '', ...fields(settings, { stream_id: streamId, status: 'enabled' })]);
+      const written = await store.run(ssfScripts.ssfStreamPut(), [keys.stream(clientId)], ['create', '', ...fields(settings, { stream_id: streamId, status: 'enabled' })]);
       return written === 1 ? { stream_id: streamId, clientId, status: 'enabled', ...settings } : undefined;
     },
     /**
@@ -99,13 +99,13 @@ export function createStreams(store: Store) {
     async change(clientId: string, stream: Stream, settings: StreamSettings, replace: boolean): Promise<Stream | undefined> {
       // A replace writes the hash anew: the id and status go with it (an update leaves them alone).
       const base: Record<string, string> = replace ? { stream_id: stream.stream_id, status: stream.status, ...(stream.reason ? { reason: stream.reason } : {}) } : {};
-      const written = await store.run(commands.ssfStreamPut(), [keys.stream(clientId)], [replace ? 'replace' : 'update', stream.stream_id, ...fields(settings, base)]);
+      const written = await store.run(ssfScripts.ssfStreamPut(), [keys.stream(clientId)], [replace ? 'replace' : 'update', stream.stream_id, ...fields(settings, base)]);
       if (written !== 1) return undefined;
       const { description: _dropped, ...kept } = stream;
       return { ...(replace ? kept : stream), ...settings };
     },
     async setStatus(clientId: string, streamId: string, status: StreamStatus, reason: string | undefined): Promise<boolean> {
-      const written = await store.run(commands.ssfStreamPut(), [keys.stream(clientId)], ['update', streamId, 'status', status, 'reason', reason ?? '']);
+      const written = await store.run(ssfScripts.ssfStreamPut(), [keys.stream(clientId)], ['update', streamId, 'status', status, 'reason', reason ?? '']);
       return written === 1;
     },
     /** Drops what a stream held while paused (it was disabled). */

@@ -5,6 +5,7 @@ import type { ContactLookup, Logger } from '../host.ts';
 import { negotiateLocale, type Locale } from '../i18n/index.ts';
 import type { ConnectedSites } from '../sites/connected-sites.ts';
 import * as commands from '../store/commands.ts';
+import * as ssfScripts from './scripts.ts';
 import type { Store } from '../store/store.ts';
 import { EVENT_TYPES, requestedTypeOf } from './event-types.ts';
 import { OutboundRefused } from './outbound-guard.ts';
@@ -101,13 +102,13 @@ export function createTransmitter(deps: TransmitterDeps) {
     const stream = await streams.get(clientId);
     if (!stream || stream.status === 'disabled') return 'dropped';
     if (stream.status === 'paused') {
-      const kept = await store.run(commands.ssfBufferAdd(), [keys.held(clientId)], [limits.heldMax, limits.heldTtlMs, jti, set]);
+      const kept = await store.run(ssfScripts.ssfBufferAdd(), [keys.held(clientId)], [limits.heldMax, limits.heldTtlMs, jti, set]);
       if (kept === 1) return 'held';
       logger.warn('security event dropped: the paused stream holds as many as it may', { clientId });
       return 'dropped';
     }
     if (stream.delivery.method !== PUSH) {
-      const kept = await store.run(commands.ssfBufferAdd(), [keys.poll(clientId)], [limits.pollMax, limits.pollTtlMs, jti, set]);
+      const kept = await store.run(ssfScripts.ssfBufferAdd(), [keys.poll(clientId)], [limits.pollMax, limits.pollTtlMs, jti, set]);
       if (kept === 1) return 'kept';
       logger.warn('security event dropped: the receiver has not polled the ones waiting', { clientId });
       return 'dropped';
@@ -173,7 +174,7 @@ export function createTransmitter(deps: TransmitterDeps) {
 
     /** After a paused stream is enabled again: what it held is queued for delivery. */
     async release(clientId: string): Promise<void> {
-      const taken = await store.run(commands.ssfBufferTake(), [keys.held(clientId)], []) as string[];
+      const taken = await store.run(ssfScripts.ssfBufferTake(), [keys.held(clientId)], []) as string[];
       for (let i = 0; i + 1 < taken.length; i += 2) {
         await queue.add({ kind: 'set', id: `${taken[i]}.released.${Date.now()}`, clientId, set: taken[i + 1]! });
       }

@@ -7,5 +7,4 @@ export * from './commands/records.ts';
 export * from './commands/sites.ts';
 export * from './commands/notify.ts';
 export * from './commands/generic.ts';
-export * from './commands/ssf.ts';
 export * from './commands/expiry.ts';

@@ -30,6 +30,22 @@ const LOSS_OF_ACCESS = ['test/e2e/block-site.test.ts', 'test/e2e/remove-access.t
 
 export const MODULES: readonly MutationModule[] = [
   {
+    name: 'tell',
+    // The one way the sites hear of a loss of access (src/tell/): each cause through both channels.
+    mutate: ['src/tell/*.ts'],
+    spec: [
+      'test/e2e/shared-signals-causes.test.ts', 'test/e2e/shared-signals.test.ts', 'test/e2e/sessions.test.ts', 'test/e2e/session-expiry.test.ts',
+      'test/e2e/backchannel-retry.test.ts', 'test/e2e/session-end-stay-signed-in.test.ts', ...LOSS_OF_ACCESS,
+    ],
+  },
+  {
+    name: 'queue-kit',
+    // The durable queue and its in-process twin, the throttled log, the queues' counts.
+    mutate: ['src/queue/*.ts'],
+    spec: ['test/queue/kit.test.ts', 'test/plugin/queues.test.ts', 'test/e2e/backchannel-retry.test.ts', 'test/e2e/shared-signals-outcomes.test.ts'],
+    clusterSpec: ['test/queue/kit.test.ts'],
+  },
+  {
     name: 'neutralize-links',
     mutate: ['src/text/neutralize-links.ts', 'src/text/known-zones.ts', 'src/text/bounded-memo.ts'],
     spec: ['test/text/neutralize-links-*.test.ts', 'test/text/bounded-memo.test.ts', 'test/views/notification-letter-*.test.ts'],

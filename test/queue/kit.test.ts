@@ -9,7 +9,8 @@
  */
 import { expect } from 'chai';
 
-import { durableQueue, queuePrefix } from '../../src/queue/durable.ts';
+import { queueCounts } from '../../src/queue/counts.ts';
+import { DONE_STATES, dropJobs, durableQueue, queuePrefix } from '../../src/queue/durable.ts';
 import { inProcessQueue } from '../../src/queue/in-process.ts';
 import { throttled } from '../../src/queue/log.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
@@ -128,6 +129,36 @@ describe('the queue kit: the in-process twin', () => {
     expect(ran).to.deep.equal(['fails', 'held']);
   });
 
+  it('runs the next job when one finishes (concurrency 1); gives up without hooks; lists and drops jobs waiting; close stops the retries', async () => {
+    const ran: string[] = [];
+    const queue = inProcessQueue<{ id: string }, void>({ id: (job) => job.id, attempts: 2, backoffMs: 2 * BACKOFF_MS, concurrency: 1 });
+    await Promise.all([queue.add({ id: 'one' }), queue.add({ id: 'two' }), queue.add({ id: 'three' })]);
+    // Not started: all three wait, listed as they are.
+    expect(queue.jobs().map((job) => job.id)).to.deep.equal(['one', 'two', 'three']);
+    expect(queue.drop((job) => job.id === 'three')).to.equal(1);
+    // Dropped: the same id is a job again.
+    await queue.add({ id: 'three' });
+    expect(queue.jobs().map((job) => job.id)).to.deep.equal(['one', 'two', 'three']);
+    queue.startWorker(async (job, attempt) => {
+      ran.push(`${job.id}:${attempt}`);
+      if (job.id === 'two') throw new Error('again');
+    });
+    await until('every first try and the retry', () => ran.length === 4);
+    expect(ran).to.deep.equal(['one:1', 'two:1', 'three:1', 'two:2']);
+    // Given up with no hook to tell: the id is free again.
+    for (let i = 0; i < 50 && (await queue.pending()) > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(await queue.pending()).to.equal(0);
+    await queue.add({ id: 'two' });
+    await until('two tried afresh', () => ran.length === 5);
+    expect(ran.at(-1)).to.equal('two:1');
+    // Closed while a retry waits: it never comes back.
+    for (let i = 0; i < 100 && (await queue.pending()) !== 1; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(await queue.pending(), 'the retry timed').to.equal(1);
+    await queue.close();
+    await new Promise((r) => setTimeout(r, 3 * BACKOFF_MS));
+    expect([await queue.pending(), ran.length]).to.deep.equal([0, 5]);
+  });
+
   it('runs a try outside the async context of the call that queued it', async () => {
     const { AsyncLocalStorage } = await import('node:async_hooks');
     const request = new AsyncLocalStorage<string>();
@@ -154,21 +185,33 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
   it('tries a failing job again after backoffMs, then twice that (BullMQ exponential), under the queue\'s own hash tag', async () => {
     const { redis, prefix } = world();
     const lines: Line[] = [];
-    const queue = durableQueue<{ n: number }, string>(redis, prefix, { of: 'letters', label: 'kit', logger: logTo(lines), concurrency: 1, stalledIntervalMs: 5000 });
-    const tries: { attempt: number; at: number }[] = [];
-    const finished: string[] = [];
-    queue.startWorker(async (job) => {
-      tries.push({ attempt: job.attemptsMade + 1, at: Date.now() });
-      if (job.attemptsMade < 2) throw new Error(`try ${job.attemptsMade + 1}`);
+    const queue = durableQueue<{ n: number }, string>(redis, prefix, {
+      of: 'letters', label: 'kit', logger: logTo(lines), concurrency: 1, stalledIntervalMs: 5000, permanent: (err) => err.message === 'permanent',
+    });
+    const tries: { n: number; attempt: number; at: number }[] = [];
+    const heard: unknown[] = [];
+    expect(queue.startWorker(async (job) => {
+      tries.push({ n: job.data.n, attempt: job.attempt, at: Date.now() });
+      if (job.data.n === 2) throw new Error('permanent');
+      if (job.attempt < 3) throw new Error(`try ${job.attempt}`);
       return 'ok';
-    }, (worker) => worker.on('completed', (_job, result) => finished.push(result)));
+    }, {
+      completed: (job, result) => heard.push(['completed', job.id, job.attempt, result]),
+      failed: ({ id, attempt, final, err }) => heard.push(['failed', id, attempt, final, err.message]),
+    })).to.equal(true);
     await queue.add('kit', { n: 1 }, { jobId: 'kit-1', attempts: 3, backoff: { type: 'exponential', delay: BACKOFF_MS } });
     await queue.add('kit', { n: 1 }, { jobId: 'kit-1', attempts: 3, backoff: { type: 'exponential', delay: BACKOFF_MS } });
-    await until('the job done', () => finished.length === 1);
+    await until('the job done', () => heard.some((h) => (h as unknown[])[0] === 'completed'));
     expect(tries.map((t) => t.attempt)).to.deep.equal([1, 2, 3]);
     const [first, second] = gaps(tries.map((t) => t.at)) as [number, number];
     expect(first, 'the first wait').to.be.within(BACKOFF_MS, BACKOFF_MS + SLACK_MS);
     expect(second, 'the second wait: twice the first').to.be.within(2 * BACKOFF_MS, 2 * BACKOFF_MS + SLACK_MS);
+    // A permanent failure is final at its first try.
+    await queue.add('kit', { n: 2 }, { jobId: 'kit-2', attempts: 3, backoff: { type: 'exponential', delay: BACKOFF_MS } });
+    await until('the permanent failure', () => heard.length === 4);
+    expect(heard).to.deep.equal([
+      ['failed', 'kit-1', 1, false, 'try 1'], ['failed', 'kit-1', 2, false, 'try 2'], ['completed', 'kit-1', 3, 'ok'], ['failed', 'kit-2', 1, true, 'permanent'],
+    ]);
     expect(await queue.pending()).to.equal(0);
     // Every key of the queue under its one hash tag.
     const keys: string[] = [];
@@ -185,8 +228,7 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
     const queue = durableQueue<{ n: number }, void>(redis, prefix, { of: 'logouts', label: 'kit', logger: logTo([]), concurrency: 1, keep: { completedSeconds: 1, failedSeconds: 1 } });
     const ran: number[] = [];
     const work = async (job: { data: { n: number } }) => { ran.push(job.data.n); };
-    queue.startWorker(work);
-    queue.startWorker(work);
+    expect([queue.startWorker(work), queue.startWorker(work)]).to.deep.equal([true, false]);
     await queue.add('kit', { n: 1 }, { jobId: 'one' });
     await until('the first job', () => ran.length === 1);
     await queue.stopWorker();
@@ -201,8 +243,46 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
     const [a, b] = [queue.close(), queue.close()];
     expect(a).to.equal(b);
     await a;
-    queue.startWorker(work);
+    expect(queue.startWorker(work)).to.equal(false);
     expect(ran).to.deep.equal([1, 2]);
+  });
+});
+
+describe(`the queue kit: taking jobs out, and the counts (${REDIS_CLUSTER ? 'Redis Cluster' : 'Redis'})`, () => {
+  const world = setUp(async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix('queue-kit-counts');
+    return { redis, prefix, async close() { await dropPrefix(redis, prefix); await redis.quit(); } };
+  });
+
+  it('counts each state, the oldest waiting one\'s age; takes out the matching jobs in every state, or only the done ones', async () => {
+    const { redis, prefix } = world();
+    const zero = { waiting: 0, active: 0, delayed: 0, failed: 0, oldestWaitingSeconds: null };
+    expect(await queueCounts(redis, prefix)).to.deep.equal({ letters: zero, logouts: zero, sharedSignals: zero, sessionExpiry: zero });
+    const queue = durableQueue<{ who: string }, void>(redis, prefix, { of: 'sharedSignals', label: 'kit', logger: logTo([]), concurrency: 1 });
+    let release: () => void = () => {};
+    queue.startWorker(async (job) => {
+      if (job.data.who === 'fails') throw new Error('no');
+      if (job.data.who === 'holds') await new Promise<void>((r) => { release = r; });
+    });
+    await queue.add('kit', { who: 'fails' }, { jobId: 'f', attempts: 1 });
+    await queue.add('kit', { who: 'done' }, { jobId: 'd' });
+    await queue.add('kit', { who: 'holds' }, { jobId: 'h' });
+    for (let i = 0; i < 200 && (await queue.queue.getActiveCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    await queue.add('kit', { who: 'waits' }, { jobId: 'w' });
+    await queue.add('kit', { who: 'first' }, { jobId: 'p', priority: 1 });
+    await queue.add('kit', { who: 'later' }, { jobId: 'l', delay: 60_000 });
+    const queuedAt = Date.now();
+    const counted = await queueCounts(redis, prefix, queuedAt + 5_500);
+    expect(counted.sharedSignals).to.deep.equal({ waiting: 2, active: 1, delayed: 1, failed: 1, oldestWaitingSeconds: 5 });
+    expect(counted.letters).to.deep.equal(zero);
+    // Done ones only: the failed and the completed.
+    expect(await dropJobs(queue.queue, () => true, DONE_STATES)).to.equal(2);
+    // Every state a job can be taken from (the one in hand stays): waiting, prioritized, delayed.
+    expect(await dropJobs(queue.queue, (data) => data.who !== 'nobody')).to.equal(3);
+    expect((await queueCounts(redis, prefix)).sharedSignals).to.deep.include({ waiting: 0, delayed: 0, failed: 0, active: 1 });
+    release();
+    await queue.close();
   });
 });
 
@@ -219,5 +299,21 @@ describe('the queue kit: the throttled log', () => {
     soon(new Error('x'));
     soon(new Error('x'));
     expect(lines.slice(2).map((l) => l.fields)).to.deep.equal([{ reason: 'x' }, { reason: 'x' }]);
+  });
+
+  it('says how many were left out once the period is over; forgets its reasons past a hundred', async () => {
+    const lines: Line[] = [];
+    const log = throttled(logTo(lines), 'queue error', 50);
+    for (let i = 0; i < 3; i += 1) log(new Error('down'));
+    await new Promise((r) => setTimeout(r, 80));
+    log(new Error('down'));
+    expect(lines.map((l) => l.fields)).to.deep.equal([{ reason: 'down' }, { reason: 'down', repeated: 2 }]);
+    // 101 reasons within the period: the memory is cleared, so the first is logged again.
+    const many: Line[] = [];
+    const wide = throttled(logTo(many), 'queue error', 60_000);
+    for (let i = 0; i <= 100; i += 1) wide(new Error(`reason ${i}`));
+    wide(new Error('reason 0'));
+    wide(new Error('reason 1'));
+    expect(many.slice(100).map((l) => l.fields)).to.deep.equal([{ reason: 'reason 100' }, { reason: 'reason 0' }, { reason: 'reason 1' }]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The back-channel logout's outcome record (src/store/lua/logout_outcome.lua
+ * The back-channel logout's outcome record (src/notify/lua/logout_outcome.lua
  * and its twin) on both stores: the first trigger wins, later outcomes
  * overwrite, every write renews the TTL; the record is capped and a write
  * never reads it whole (its index beside it); a record from before the
@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 
 import { logoutJobId, logoutKeys, OUTCOMES_CAP } from '../../src/notify/backchannel-logout.ts';
-import * as commands from '../../src/store/commands.ts';
+import * as commands from '../../src/notify/scripts.ts';
+import { hset } from '../../src/store/commands.ts';
 import { keysWithoutTtl, STORE_KINDS, uniquePrefix } from '../helpers/redis.ts';
 
 for (const kind of STORE_KINDS) {
@@ -74,7 +75,7 @@ for (const kind of STORE_KINDS) {
       const keys = logoutKeys(made.store.prefix);
       const key = keys.account('acct-5');
       // As the script before the index left it: a hash alone.
-      await made.store.run(commands.hset(), [key], ['kept', JSON.stringify({ clientId: 'site-a', state: 'signed_out', at: 50_000 }), 'stale', JSON.stringify({ clientId: 'site-a', state: 'signed_out', at: 1_000 }), 'odd', 'not json']);
+      await made.store.run(hset(), [key], ['kept', JSON.stringify({ clientId: 'site-a', state: 'signed_out', at: 50_000 }), 'stale', JSON.stringify({ clientId: 'site-a', state: 'signed_out', at: 1_000 }), 'odd', 'not json']);
       await made.store.run(commands.logoutOutcome(), [key, keys.index(key)], ['new', JSON.stringify({ clientId: 'site-a', state: 'pending', at: 70_000 }), 60_000, '1', 70_000, OUTCOMES_CAP]);
       expect(Object.keys(await made.store.hgetall(key)).sort()).to.deep.equal(['kept', 'new']);
       expect(await keysWithoutTtl(made.store)).to.deep.equal([]);
