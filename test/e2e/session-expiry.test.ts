@@ -87,9 +87,9 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
     // The same session signs in at the other site (no question: already signed in).
     const atOther = await signIn(s.h, s.otherConfig, agent, 'stayer@example.com');
     const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
-    const stayed = Date.now();
     const page = await agent.get(`${s.h.issuer}/session/end?client_id=exp-site`);
     await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+    const stayed = Date.now();
     await received(s, from.sets + 1, from.tokens + 1);
 
     await pastLifetime(stayed);
