@@ -90,7 +90,6 @@ const SLOW_FIRST = [
   'test/e2e/adopt-import.test.ts',
   'test/e2e/adopt.test.ts',
   'test/e2e/command-exits.test.ts',
-  'test/e2e/outage.test.ts',
   'test/e2e/pages-browser.test.ts',
   'test/e2e/refresh-chain-model.test.ts',
   'test/e2e/startup-issuer.test.ts',
@@ -126,6 +125,8 @@ const args = process.argv.slice(2);
 const clusterOnly = args.includes('--cluster');
 if (args.includes('--scale')) process.env.OSN_TEST_SCALE = 'full';
 const mochaArgs = args.filter((a) => a !== '--cluster' && a !== '--scale');
+/** mocha's own arguments given beside the files, less what MOCHA_ARGS already says (test:file repeats it). */
+const extra = mochaArgs.filter((a) => !MOCHA_ARGS.includes(a));
 /** Files named (`npm run test:file -- <files>`): those alone, one at a time. */
 const named = mochaArgs.some((a) => a.endsWith('.ts') || a.includes('*'));
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
@@ -164,13 +165,13 @@ async function clusterPass(parallel: string[], hold: boolean): Promise<{ failed:
     say(`npm test: Cluster pass on a 6-node Redis Cluster of its own (${cluster.spec})`);
     const env = { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec };
     if (clusterOnly && named) {
-      const run = mocha([...MOCHA_ARGS, ...mochaArgs.filter((a) => !MOCHA_ARGS.includes(a))], env, hold);
+      const run = mocha([...MOCHA_ARGS, ...extra], env, hold);
       failed += await run.done;
       print = run.print;
     } else {
-      // The shared suites in parallel; the quiet ones alone later (quietAfter), once nothing else runs.
+      // The shared suites in parallel; the quiet ones alone later (clusterQuiet), once nothing else runs.
       const suite = CLUSTER_SUITE.flatMap((f) => (f === 'test/cluster/*.cluster.ts' ? readdirSync(`${root}test/cluster`).filter((c) => c.endsWith('.cluster.ts')).sort().map((c) => `test/cluster/${c}`) : [f])).filter((f) => !CLUSTER_QUIET.includes(f));
-      const shared = mocha([...MOCHA_ARGS, ...parallel, ...mochaArgs, ...suite], env, hold);
+      const shared = mocha([...MOCHA_ARGS, ...parallel, ...extra, ...suite], env, hold);
       failed += await shared.done;
       print = shared.print;
     }
@@ -186,7 +187,7 @@ async function clusterPass(parallel: string[], hold: boolean): Promise<{ failed:
 async function clusterQuiet(): Promise<number> {
   if (!cluster) return 0;
   console.log('npm test: the Cluster pass\'s quiet files, alone');
-  return mocha([...MOCHA_ARGS, ...mochaArgs, ...CLUSTER_QUIET], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec }).done;
+  return mocha([...MOCHA_ARGS, ...extra, ...CLUSTER_QUIET], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec }).done;
 }
 
 let failed = 0;
@@ -209,7 +210,7 @@ if (named || clusterOnly) {
   const started = Date.now();
   const env = { ...process.env, REDIS_URL: redis.url };
   const second = hasRedisServer ? clusterPass(['--parallel', '--jobs', String(CLUSTER_JOBS)], true) : undefined;
-  failed += await mocha([...MOCHA_ARGS, '--parallel', '--jobs', String(JOBS), ...mochaArgs, ...firstPassFiles()], env).done;
+  failed += await mocha([...MOCHA_ARGS, '--parallel', '--jobs', String(JOBS), ...extra, ...firstPassFiles()], env).done;
   console.log(`npm test: first pass (in parallel) took ${Math.round((Date.now() - started) / 1000)} s`);
   if (second) {
     const pass = await second;
@@ -220,7 +221,7 @@ if (named || clusterOnly) {
   }
   const quietFrom = Date.now();
   console.log('npm test: the quiet files, alone');
-  failed += await mocha([...MOCHA_ARGS, ...mochaArgs, ...QUIET], env).done;
+  failed += await mocha([...MOCHA_ARGS, ...extra, ...QUIET], env).done;
   failed += await clusterQuiet();
   console.log(`npm test: the quiet files took ${Math.round((Date.now() - quietFrom) / 1000)} s`);
   console.log(`npm test: ${Math.round((Date.now() - started) / 1000)} s in all`);

@@ -5,10 +5,12 @@ import { createServer } from 'node:net';
  * from which the OS picks both port-0 listeners and the source ports of
  * outgoing connections. A port taken from that range could be given to a
  * connection in the seconds before the process it was meant for listens
- * (EADDRINUSE when files run in parallel).
+ * (EADDRINUSE when files run in parallel). The port 10,000 above is free
+ * too, and below that range: a Redis Cluster node listens there (its bus).
  */
-const FIRST = 20_000;
+const FIRST = 10_000;
 const COUNT = 12_000;
+const BUS = 10_000;
 
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -19,11 +21,11 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
-/** A free TCP port (free on every address), outside the ephemeral range. */
+/** A free TCP port (free on every address, and its Cluster bus port too), outside the ephemeral range. */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 100; i += 1) {
     const port = FIRST + Math.floor(Math.random() * COUNT);
-    if (await bindable(port)) return port;
+    if (await bindable(port) && await bindable(port + BUS)) return port;
   }
   throw new Error(`no free port among ${FIRST}-${FIRST + COUNT - 1} after 100 tries`);
 }
