@@ -1,19 +1,24 @@
 /**
  * `npm test`: finds a Redis (REDIS_URL, else 127.0.0.1:6379, else a throwaway
  * redis-server on a free port), then runs mocha with REDIS_URL set over
- * every `*.test.ts` under test/ (.mocharc.json): test/conformance/ (the
- * OpenID Foundation's logout plans, over TLS) included, on the single node only.
+ * every `*.test.ts` under test/: test/conformance/ (the OpenID Foundation's
+ * logout plans, over TLS) included, on the single node only.
  *
- * Then the Cluster pass: a 6-node Redis Cluster of its own (test/helpers/cluster.ts)
- * and mocha again over CLUSTER_SUITE with REDIS_CLUSTER set, so the shared
- * suites run on the Cluster. It runs on a full `npm test` whenever
- * redis-server is installed (CI installs it), and with `--cluster` alone:
+ * Beside it the Cluster pass: a 6-node Redis Cluster of its own
+ * (test/helpers/cluster.ts) and mocha again over CLUSTER_SUITE with
+ * REDIS_CLUSTER set, so the shared suites run on the Cluster. It runs on a
+ * full `npm test` whenever redis-server is installed (CI installs it), and
+ * with `--cluster` alone:
  * `npm run test:file -- --cluster test/e2e/notify-requests.test.ts`.
+ *
+ * Both passes run their files in parallel (JOBS, CLUSTER_JOBS), then the
+ * QUIET files alone (docs/testing.md "Two tiers, and where the time goes").
  *
  * `--scale` (`npm run test:scale`): the same run with OSN_TEST_SCALE=full,
  * the scale tier (test/helpers/scale.ts, docs/testing.md).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { startCluster } from './helpers/cluster.ts';
@@ -90,12 +95,25 @@ const SLOW_FIRST = [
   'test/e2e/adopt-import.test.ts',
   'test/e2e/adopt.test.ts',
   'test/e2e/command-exits.test.ts',
-  'test/e2e/outage.test.ts',
   'test/e2e/pages-browser.test.ts',
   'test/e2e/refresh-chain-model.test.ts',
   'test/e2e/startup-issuer.test.ts',
   'test/e2e/backchannel-durable.test.ts',
 ];
+/**
+ * Files whose assertions bound wall-clock time under a load they make
+ * themselves (served again within 1 s of Redis' restart, a failover's 503s
+ * within the bound, SIGTERM's drain): they run after the parallel files,
+ * one at a time, so that the suite's own other files are not that load.
+ */
+const QUIET = ['test/e2e/outage.test.ts', 'test/e2e/sentinel.test.ts', 'test/e2e/operations.test.ts'];
+const CLUSTER_QUIET = ['test/cluster/failover.cluster.ts'];
+
+/** Every `*.test.ts` under test/, the slowest first, QUIET left out (mocha --parallel runs a file named twice twice). */
+function firstPassFiles(): string[] {
+  const all = readdirSync(`${root}test`, { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`).sort();
+  return [...new Set([...SLOW_FIRST, ...all])].filter((f) => !QUIET.includes(f));
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -112,6 +130,8 @@ const args = process.argv.slice(2);
 const clusterOnly = args.includes('--cluster');
 if (args.includes('--scale')) process.env.OSN_TEST_SCALE = 'full';
 const mochaArgs = args.filter((a) => a !== '--cluster' && a !== '--scale');
+/** mocha's own arguments given beside the files, less what MOCHA_ARGS already says (test:file repeats it). */
+const extra = mochaArgs.filter((a) => !MOCHA_ARGS.includes(a));
 /** Files named (`npm run test:file -- <files>`): those alone, one at a time. */
 const named = mochaArgs.some((a) => a.endsWith('.ts') || a.includes('*'));
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
@@ -148,16 +168,31 @@ async function clusterPass(parallel: string[], hold: boolean): Promise<{ failed:
   try {
     cluster = await startCluster();
     say(`npm test: Cluster pass on a 6-node Redis Cluster of its own (${cluster.spec})`);
-    const files = clusterOnly && named ? mochaArgs : [...mochaArgs, ...CLUSTER_SUITE];
-    const run = mocha([...MOCHA_ARGS, ...parallel, ...files.filter((a) => !MOCHA_ARGS.includes(a))], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec }, hold);
-    failed += await run.done;
-    print = run.print;
+    const env = { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec };
+    if (clusterOnly && named) {
+      const run = mocha([...MOCHA_ARGS, ...extra], env, hold);
+      failed += await run.done;
+      print = run.print;
+    } else {
+      // The shared suites in parallel; the quiet ones alone later (clusterQuiet), once nothing else runs.
+      const suite = CLUSTER_SUITE.flatMap((f) => (f === 'test/cluster/*.cluster.ts' ? readdirSync(`${root}test/cluster`).filter((c) => c.endsWith('.cluster.ts')).sort().map((c) => `test/cluster/${c}`) : [f])).filter((f) => !CLUSTER_QUIET.includes(f));
+      const shared = mocha([...MOCHA_ARGS, ...parallel, ...extra, ...suite], env, hold);
+      failed += await shared.done;
+      print = shared.print;
+    }
   } catch (err) {
     say(`npm test: the Cluster pass could not run: ${(err as Error).message}`);
     failed += 1;
   }
   const took = `npm test: Cluster pass took ${Math.round((Date.now() - started) / 1000)} s`;
   return { failed, print: () => { for (const line of lines) console.log(line); print(); console.log(took); } };
+}
+
+/** The Cluster pass's quiet files, alone, on the Cluster the pass started. */
+async function clusterQuiet(): Promise<number> {
+  if (!cluster) return 0;
+  console.log('npm test: the Cluster pass\'s quiet files, alone');
+  return mocha([...MOCHA_ARGS, ...extra, ...CLUSTER_QUIET], { ...process.env, REDIS_URL: redis.url, REDIS_CLUSTER: cluster.spec }).done;
 }
 
 let failed = 0;
@@ -172,15 +207,16 @@ if (named || clusterOnly) {
     } else {
       const pass = await clusterPass([], false);
       failed += pass.failed;
+      if (!named) failed += await clusterQuiet();
     }
   }
 } else {
-  // The whole suite: the first pass and the Cluster pass side by side, each over files in parallel.
+  // The whole suite: the first pass and the Cluster pass side by side, each over files in parallel, then its quiet files alone.
   const started = Date.now();
-  const first = mocha([...MOCHA_ARGS, '--parallel', '--jobs', String(JOBS), ...mochaArgs, ...SLOW_FIRST, 'test/**/*.test.ts'], { ...process.env, REDIS_URL: redis.url });
+  const env = { ...process.env, REDIS_URL: redis.url };
   const second = hasRedisServer ? clusterPass(['--parallel', '--jobs', String(CLUSTER_JOBS)], true) : undefined;
-  failed += await first.done;
-  console.log(`npm test: first pass took ${Math.round((Date.now() - started) / 1000)} s`);
+  failed += await mocha([...MOCHA_ARGS, '--parallel', '--jobs', String(JOBS), ...extra, ...firstPassFiles()], env).done;
+  console.log(`npm test: first pass (in parallel) took ${Math.round((Date.now() - started) / 1000)} s`);
   if (second) {
     const pass = await second;
     pass.print();
@@ -188,6 +224,11 @@ if (named || clusterOnly) {
   } else {
     console.error(noCluster);
   }
+  const quietFrom = Date.now();
+  console.log('npm test: the quiet files, alone');
+  failed += await mocha([...MOCHA_ARGS, ...extra, ...QUIET], env).done;
+  failed += await clusterQuiet();
+  console.log(`npm test: the quiet files took ${Math.round((Date.now() - quietFrom) / 1000)} s`);
   console.log(`npm test: ${Math.round((Date.now() - started) / 1000)} s in all`);
 }
 await stop();

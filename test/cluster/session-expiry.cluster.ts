@@ -22,8 +22,8 @@ describe('session expiry on a Redis Cluster (the Cluster pass)', () => {
   after(() => s.close());
 
   it('a session that ends by its lifetime: one session-revoked SET and one logout token; one signed out first: nothing more', async () => {
-    const started = Date.now();
     const lapsed = await signIn(s.h, s.config, new Agent(), 'lapse@example.com');
+    const started = Date.now();
     const leaver = new Agent();
     const left = await signIn(s.h, s.config, leaver, 'leaver@example.com');
     const page = await leaver.get(`${s.h.issuer}/session/end`);

@@ -64,8 +64,8 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
   it('a session signed out before it expired is not told again when its lifetime passes', async () => {
     const s = service();
     const agent = new Agent();
-    const started = Date.now();
     const { tokens } = await signIn(s.h, s.config, agent, 'leaver@example.com');
+    const started = Date.now();
     const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
     const page = await agent.get(`${s.h.issuer}/session/end`);
     await agent.follow(await agent.submit(page, forms(page.body)[0]!, { logout: 'yes' }));
@@ -87,9 +87,9 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
     // The same session signs in at the other site (no question: already signed in).
     const atOther = await signIn(s.h, s.otherConfig, agent, 'stayer@example.com');
     const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
-    const stayed = Date.now();
     const page = await agent.get(`${s.h.issuer}/session/end?client_id=exp-site`);
     await agent.follow(await agent.submit(page, formFor(page.body, '/session/end/confirm')));
+    const stayed = Date.now();
     await received(s, from.sets + 1, from.tokens + 1);
 
     await pastLifetime(stayed);
@@ -106,9 +106,9 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
 
   it('a session whose site was blocked, or whose person the service ended everywhere, is not told again when its lifetime passes', async () => {
     const s = service();
-    const started = Date.now();
     const blocked = await signIn(s.h, s.config, new Agent(), 'blocker@example.com');
     const ended = await signIn(s.h, s.config, new Agent(), 'ended@example.com');
+    const started = Date.now();
     const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
     const idOf = async (email: string) => (await s.h.reference.accounts.findByEmail(email))!.accountId;
     expect(await s.h.reference.plugin.blockSite(await idOf('blocker@example.com'), 'exp-site')).to.equal('blocked');
@@ -128,8 +128,8 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
   it('a session kept alive by activity is told at its later expiry, not at the first', async () => {
     const s = service();
     const agent = new Agent();
-    const started = Date.now();
     await signIn(s.h, s.config, agent, 'active@example.com');
+    const started = Date.now();
     const from = { sets: s.ssf.pushed.length, tokens: s.bcl.tokens.length };
     // The sweeps are this test's own from here (the worker's SETs wait meanwhile).
     await s.h.reference.plugin.stopLetterWorker();
@@ -137,8 +137,8 @@ for (const embedded of [false, true]) describe(`session expiry (${embedded ? 'em
     try {
       // Activity saves the session again (the sign-out question, not answered): its lifetime starts anew.
       await sleep(Math.max(0, started + 2000 - Date.now()));
-      again = Date.now();
       expect((await agent.get(`${s.h.issuer}/session/end`)).status).to.equal(200);
+      again = Date.now();
       // Past the first expiry: the session lives on, nothing is told.
       await pastLifetime(started);
       expect(await s.h.reference.plugin.sessionExpiry.sweep()).to.equal(0);
@@ -174,8 +174,8 @@ describe('session expiry: two sweepers (two provider instances on one Redis) tel
   it('both sweep at once after the lifetime: one SET, one logout token', async () => {
     const s = service();
     const agent = new Agent();
-    const started = Date.now();
     const { tokens } = await signIn(s.h, s.config, agent, 'twice@example.com');
+    const started = Date.now();
     await pastLifetime(started);
     const told = await Promise.all([s.h.reference.plugin.sessionExpiry.sweep(), second.plugin.sessionExpiry.sweep(), s.h.reference.plugin.sessionExpiry.sweep()]);
     expect(told.toSorted()).to.deep.equal([0, 0, 1]);

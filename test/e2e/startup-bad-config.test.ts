@@ -8,7 +8,9 @@ import { expect } from 'chai';
 import { freePort } from '../helpers/net.ts';
 import { exitWithin, REFUSAL_MS, start, stopAll } from '../helpers/start-process.ts';
 
-describe('quick start: bad configuration stops start-up with one clear message', () => {
+describe('quick start: bad configuration stops start-up with one clear message', function () {
+  // A start a test, up to REFUSAL_MS on a loaded machine.
+  this.timeout(REFUSAL_MS + 10_000);
   let dir: string;
 
   before(async () => {

@@ -8,7 +8,9 @@ import { expect } from 'chai';
 import { freePort } from '../helpers/net.ts';
 import { exitWithin, REFUSAL_MS, start, stop, stopAll, waitForOutput } from '../helpers/start-process.ts';
 
-describe('start.ts with an issuer that is not on localhost', () => {
+describe('start.ts with an issuer that is not on localhost', function () {
+  // Up to three starts a test, each up to REFUSAL_MS on a loaded machine.
+  this.timeout(3 * REFUSAL_MS + 10_000);
   after(stopAll);
 
   it('refuses to start without SMTP_URL (letters hold sign-in codes) unless MAIL_OUTBOX=log', async () => {
@@ -21,6 +23,8 @@ describe('start.ts with an issuer that is not on localhost', () => {
   it('with MAIL_OUTBOX=log starts, warns loudly, and lets back-channel logout reach no private host (the demo site on localhost included)', async () => {
     const run = start({ PORT: String(await freePort()), DEMO_PORT: String(await freePort()), ISSUER: 'https://id.example.test', MAIL_OUTBOX: 'log', TRUST_PROXY: '1' });
     await waitForOutput(run, /^Identity provider listening on https:\/\/id\.example\.test /m);
+    // stderr's lines may come after stdout's: waited for, not read at once.
+    await waitForOutput(run, /Back-channel logout to the demo site/);
     expect(run.stderr()).to.include('LETTERS ARE PRINTED TO THE LOG');
     expect(run.stderr()).to.include('Back-channel logout to the demo site (localhost) is refused for this issuer; set ALLOW_PRIVATE_FETCH_HOSTS=localhost to allow it.');
     expect(run.output()).to.not.include('may reach these hosts');

@@ -23,6 +23,7 @@ import { Redis } from 'ioredis';
 
 import { adapterKeys, createSignoutNotify, UNAVAILABLE_EVENT, type SignoutNotify } from '../../src/index.ts';
 import * as commands from '../../src/store/commands.ts';
+import { bracket, processClock } from '../helpers/clock.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { startRedisServer, type OwnedRedis } from '../helpers/redis-server.ts';
 
@@ -143,9 +144,9 @@ for (const kind of REDIS_CLUSTER ? ['redis cluster'] as const : ['redis', 'embed
     };
     // The token with its session and grant; then the writes (this host's findAccount reads nothing).
     // The first use also writes the site's "last used" (once a minute per person and site).
-    const from = Date.now();
-    const first = await measure(token);
-    expect((await plugin.sites.get('batch-figures', CLIENT.client_id))!.lastUsedAt, 'written by the time the answer left').to.be.within(from, Date.now());
+    // "Last used" is this process's clock (the plugin's), read before and after the refresh.
+    const { value: first, before, after } = await bracket(processClock, () => measure(token));
+    expect((await plugin.sites.get('batch-figures', CLIENT.client_id))!.lastUsedAt, 'written by the time the answer left').to.be.within(before, after);
     const second = await measure(first.next);
     if (store.singleNode) {
       expect(first.cost).to.deep.equal({ commands: 2, trips: 2 });

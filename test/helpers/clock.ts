@@ -32,14 +32,3 @@ export async function bracket<T>(clock: Clock, act: () => Promise<T>): Promise<{
   const after = await clock();
   return { before, value, after };
 }
-
-/**
- * The bounds of a PTTL read by `read` for a key set to expire `ttlMs` after a
- * write that happened no earlier than `writtenFrom` (the clock read before
- * the write): [ttlMs - (after - writtenFrom), ttlMs].
- */
-export async function ttlBounds(clock: Clock, writtenFrom: number, read: () => Promise<number>, ttlMs: number): Promise<{ ttl: number; min: number; max: number }> {
-  const ttl = await read();
-  const after = await clock();
-  return { ttl, min: ttlMs - (after - writtenFrom), max: ttlMs };
-}

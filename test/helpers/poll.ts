@@ -15,14 +15,3 @@ export async function until(what: string, check: () => boolean | Promise<boolean
     await sleep(25);
   }
 }
-
-/** Resolves with `read()`'s first value that `ok` accepts; throws with the last value after `timeoutMs`. */
-export async function untilValue<T>(what: string, read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await sleep(25);
-  }
-}

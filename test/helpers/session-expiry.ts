@@ -61,6 +61,11 @@ export async function received(s: ExpiryService, sets: number, tokens: number): 
   for (let i = 0; i < 200 && (s.ssf.pushed.length < sets || s.bcl.tokens.length < tokens); i += 1) await sleep(50);
 }
 
-/** Waits until the session's lifetime since `from` has passed. */
+/**
+ * Waits until the session's lifetime since `from` has passed, and a second
+ * more. `from` is read after the answer that saved the session last (the
+ * sign-in's, the activity's): the server set the expiry before it, so it is
+ * no later than `from` plus the lifetime however long the request took.
+ */
 export const pastLifetime = (from: number) => sleep(Math.max(0, from + TTL_SECONDS * 1000 + 1000 - Date.now()));
 
