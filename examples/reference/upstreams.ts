@@ -45,6 +45,8 @@ export interface UpstreamSignalsConfig {
   events?: string[] | undefined;
   /** Google's Cross-Account Protection sends SETs without `typ`. */
   allowUntypedSets?: boolean | undefined;
+  /** Poll its stream (RFC 8936) with this provider's client credentials at it, instead of receiving pushes. */
+  poll?: { endpoint: string; tokenEndpoint: string; everyMs?: number | undefined } | undefined;
 }
 
 /**

@@ -5,9 +5,22 @@ import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
 import { UPSTREAM_EVENTS, type UpstreamAction } from './events.ts';
 import { upstreamKeys, type KeySource } from './keys.ts';
-import { actionRecord, jtiOnce } from './scripts.ts';
+import { actionRecord, claimOnce } from './scripts.ts';
 import { setSubject, type UpstreamSubject } from './subject.ts';
-import { SetRefused, verifySet } from './verify.ts';
+import { SetRefused, SetReplayed, verifySet } from './verify.ts';
+
+/** Polling an upstream's stream (RFC 8936) instead of receiving its pushes (option `upstreamSignals.upstreams[].poll`). */
+export interface PollConfig {
+  /** The transmitter's poll endpoint (the stream's `delivery.endpoint_url`). */
+  endpoint: string;
+  /** Where the access token for it comes from: the upstream's token endpoint, by the client credentials grant. */
+  tokenEndpoint: string;
+  clientId: string;
+  clientSecret: string;
+  scope: string;
+  /** How often (ms). */
+  everyMs: number;
+}
 
 /** An upstream whose signals the service hears (option `upstreamSignals.upstreams`). */
 export interface SignalUpstream extends KeySource {
@@ -20,6 +33,8 @@ export interface SignalUpstream extends KeySource {
   /** The event types acted on; the others are refused as unknown. */
   events: string[];
   allowUntypedSets: boolean;
+  /** Its stream is polled (RFC 8936) rather than pushed to (./poll.ts). */
+  poll?: PollConfig | undefined;
 }
 
 /** The account linked to the upstream's subject, and the upstream `sub` of that link (host hook `upstreamSignals.account`). */
@@ -88,6 +103,8 @@ export function upstreamSignalKeys(prefix: string) {
     held: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:held`,
     /** Hash sha256(sub) -> JSON { at, jti, event }: the upstream said the account's credentials changed or its tokens were revoked. */
     marked: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:marked`,
+    /** String, TTL one poll cycle: an instance is polling the upstream (RFC 8936). */
+    poll: (upstream: string) => `${prefix}upstream-poll:{${upstream}}`,
   };
 }
 
@@ -166,7 +183,7 @@ export function createUpstreamReceiver(deps: ReceiverDeps) {
       const jti = payload.jti as string;
       const jtiKey = keys.jti(upstream.id, jti);
       const windowMs = (deps.maxAgeSeconds + 2 * deps.clockTolerance) * 1000;
-      if ((await deps.store.run(jtiOnce(), [jtiKey], [windowMs])) !== 1) throw new SetRefused('invalid_request', 'a SET with this jti was received already');
+      if ((await deps.store.run(claimOnce(), [jtiKey], [windowMs])) !== 1) throw new SetReplayed();
       try {
         for (const [type, event] of events) {
           const action = UPSTREAM_EVENTS[type]!;
