@@ -16,6 +16,7 @@ import * as oidc from 'openid-client';
 import { t } from '../../src/i18n/index.ts';
 import { Agent } from '../helpers/agent.ts';
 import { lettersTo } from '../helpers/notices.ts';
+import { keysWithoutTtl } from '../helpers/redis.ts';
 import { discover, signIn, siteClient } from '../helpers/reference.ts';
 import { CAEP, RISC, startRiscTransmitter, type RiscTransmitter } from '../helpers/risc-transmitter.ts';
 import { setUp } from '../helpers/set-up.ts';
@@ -259,6 +260,19 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
       expect(without).to.deep.include({ status: 403, body: { error: 'insufficient_scope', error_description: `the access token needs the scope ${GTR_SCOPE}` } });
       expect(without.challenge).to.include('error="insufficient_scope"');
       expect(await revoke(body, await tokenOf(gtrOther, GTR_SCOPE))).to.deep.include({ status: 403, body: { error: 'access_denied', error_description: 'this client may not ask for global token revocation' } });
+    });
+  });
+  // Last: after every SET and revocation above.
+  describe('afterwards', () => {
+    it('keeps every short-lived key of the receiver with a TTL: the jtis, the operator\'s record; only holds and marks persist', async () => {
+      const store = plugin().store;
+      const keys: string[] = [];
+      // The test's prefix has "upstream-signals" in it: the key's own name is after it.
+      for await (const key of store.scan()) if (/^upstream-(jti|signals|poll)/.test(key.slice(store.prefix.length))) keys.push(key);
+      expect(keys.filter((k) => k.includes('upstream-jti:')).length).to.be.at.least(7);
+      expect(keys.some((k) => k.endsWith(':actions'))).to.equal(true);
+      const persistent = (await keysWithoutTtl(store)).filter((k) => keys.includes(k));
+      expect(persistent.map((k) => k.slice(store.prefix.length)).sort()).to.deep.equal([`upstream-signals:{${UPSTREAM.id}}:held`, `upstream-signals:{${UPSTREAM.id}}:marked`]);
     });
   });
 });
