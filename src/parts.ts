@@ -163,7 +163,9 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     : memoryExpirySweeper(options.sessionExpiry.sweepEveryMs, logger);
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
-    store, adapter, sites, access, logger, provider, signal, expiry: sessionExpiry,
+    store, adapter, sites, access, logger, signal, expiry: sessionExpiry,
+    // A worker process that polls an upstream (src/upstream-signals/poll.ts) ends sessions with the provider it was given.
+    provider: () => providers.attached ?? providers.forLetters,
     toldEnded: (accountId, browser, browserId) => notices.give(accountId, 'sessions_ended', { browser, ref: browserId }),
   });
   // Form tokens and unsubscribe links are keyed by the provider's cookie
