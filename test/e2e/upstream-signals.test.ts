@@ -44,7 +44,14 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
     });
     return { ...started, async close() { await started.close(); await risc.close(); } } satisfies UpstreamSignIn;
   });
-  const { loginPage, toUpstream, upstreamLogin, signInThroughUpstream } = upstreamSteps(world);
+  const { loginPage, toUpstream, upstreamLogin, signInThroughUpstream, openConsole } = upstreamSteps(world);
+  /** The person's Linked accounts card, after signing in by emailed code (the upstream's way may be held). */
+  async function linkedAccountsCard(email: string) {
+    const agent = new Agent();
+    await signIn(h(), world().config, agent, email);
+    const page = await openConsole(agent);
+    return page.body.slice(page.body.indexOf('id="linked-accounts"'));
+  }
   const h = () => world().h;
   const plugin = () => h().reference.plugin;
   const AUD = 'reference-provider';
@@ -130,6 +137,10 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
     expect(await plugin().upstreamSignals.marked(UPSTREAM.id, 'lea')).to.include({ event: `${RISC}/tokens-revoked` });
     const subject = t('en', 'notice.upstream_credential_change.subject', { name: UPSTREAM.name });
     expect(await letters('lea@up.example', subject, 1)).to.have.length(1);
+    // The person sees the mark with the link, and no hold.
+    const card = await linkedAccountsCard('lea@up.example');
+    expect(card).to.include('id="upstream-0-marked"').and.include(t('en', 'console.upstreams.marked_on', { name: `<bdi>${UPSTREAM.name}</bdi>` }));
+    expect(card).to.not.include('id="upstream-0-held"');
   });
 
   describe('refusals, with nothing changed', () => {
@@ -250,6 +261,9 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
       const token = await tokenOf(gtrTool, GTR_SCOPE);
       expect((await revoke({ sub_id: { format: 'iss_sub', iss: risc.issuer, sub: 'max' } }, token)).status).to.equal(204);
       expect(await plugin().upstreamSignals.held(UPSTREAM.id, 'max')).to.include({ event: 'global-token-revocation' });
+      // Max still signs in by emailed code, and sees why the upstream's way is paused.
+      const card = await linkedAccountsCard('max@up.example');
+      expect(card).to.include('id="upstream-0-held"').and.include(t('en', 'console.upstreams.held_since'));
     });
 
     it('401 without a valid token; 403 for a token without the scope or of a client not allowed', async () => {
