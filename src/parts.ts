@@ -44,6 +44,7 @@ import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
 import { createTransmitter, type Signaller } from './ssf/transmitter.ts';
 import type { TheftNotice } from './theft/notice.ts';
+import { createUpstreamConnect } from './upstream-signals/connect.ts';
 import { createUpstreamPoller } from './upstream-signals/poll.ts';
 import { createUpstreamReceiver } from './upstream-signals/receiver.ts';
 
@@ -247,10 +248,11 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     maxAgeSeconds: options.upstreamSignals.maxAgeSeconds,
     clockTolerance: options.clockTolerance,
   });
+  const upstreamConnect = createUpstreamConnect({ store, receiver: upstreamSignals, upstreams: options.upstreamSignals.upstreams });
   const upstreamPoller = createUpstreamPoller({ store, logger, receiver: upstreamSignals, upstreams: options.upstreamSignals.upstreams });
 
   return {
-    deleteAccount, endAccountAccess, upstreamSignals, upstreamPoller, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
+    deleteAccount, endAccountAccess, upstreamSignals, upstreamPoller, upstreamConnect, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
     streams, ssfQueue, transmitter, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,

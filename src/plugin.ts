@@ -102,6 +102,12 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       held: parts.upstreamSignals.held,
       marked: parts.upstreamSignals.marked,
       recent: parts.upstreamSignals.recent,
+      async connect(upstreamId) {
+        const issuer = providers.attached?.issuer ?? providers.forLetters?.issuer;
+        if (!issuer) throw new TypeError('oidc-signout-notify: upstreamSignals.connect needs the provider: attach the plugin first');
+        return parts.upstreamConnect.connect(upstreamId, issuer);
+      },
+      stream: parts.upstreamConnect.stream,
     },
     deleteAccount: parts.deleteAccount,
     adoption: parts.adoption,

@@ -18,6 +18,7 @@ export function signalUpstreams(upstreams: Upstream[]): SignalUpstreams {
     ...(signals.events ? { events: signals.events } : {}),
     ...(signals.allowUntypedSets ? { allowUntypedSets: true } : {}),
     ...(signals.poll ? { poll: { ...signals.poll, clientId: client_id, clientSecret: client_secret } } : {}),
+    ...(signals.stream ? { stream: { tokenEndpoint: signals.stream.tokenEndpoint, clientId: client_id, clientSecret: client_secret } } : {}),
   }] : []));
 }
 

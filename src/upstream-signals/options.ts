@@ -37,6 +37,17 @@ export const upstreamSignalsOptions = z.object({
       scope: z.string().default('ssf.read'),
       everyMs: z.number().int().min(1000).max(60 * 60_000).default(30_000),
     }).strict().optional(),
+    /**
+     * Our client credentials at an SSF transmitter (with `configurationUrl`, its
+     * ssf-configuration): `plugin.upstreamSignals.connect(id)` makes or adopts
+     * the push stream to `/upstream-signals/<id>` there and verifies it.
+     */
+    stream: z.object({
+      tokenEndpoint: z.url(),
+      clientId: z.string().min(1),
+      clientSecret: z.string().min(1),
+      scope: z.string().default('ssf.manage'),
+    }).strict().optional(),
   }).strict().refine((u) => (u.jwksUri === undefined) !== (u.configurationUrl === undefined), { message: 'give jwksUri or configurationUrl (one of them)' })).default([]),
   /**
    * The account linked to an upstream's subject (`{ iss, sub }` or a verified

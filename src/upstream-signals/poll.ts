@@ -1,4 +1,5 @@
 import type { Logger } from '../host.ts';
+import { clientCredentialsTokens } from './credentials.ts';
 import type { Store } from '../store/store.ts';
 import { KeysUnavailable } from './keys.ts';
 import type { PollConfig, UpstreamReceiver } from './receiver.ts';
@@ -19,24 +20,9 @@ const MAX_ROUNDS = 10;
  */
 export function createUpstreamPoller(deps: { store: Store; logger: Logger; receiver: UpstreamReceiver; upstreams: { id: string; poll?: PollConfig | undefined }[] }) {
   const timers = new Map<string, NodeJS.Timeout>();
-  const tokens = new Map<string, { value: string; until: number }>();
+  const tokens = clientCredentialsTokens();
   const pending = new Map<string, { ack: string[]; setErrs: Record<string, { err: string; description: string }> }>();
   let running = false;
-
-  async function bearer(id: string, poll: PollConfig): Promise<string> {
-    const cached = tokens.get(id);
-    if (cached && cached.until > Date.now()) return cached.value;
-    const res = await fetch(poll.tokenEndpoint, {
-      method: 'POST', redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(poll.clientId)}:${encodeURIComponent(poll.clientSecret)}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: poll.scope }),
-    });
-    const answer = await res.json().catch(() => ({})) as { access_token?: unknown; expires_in?: unknown };
-    if (!res.ok || typeof answer.access_token !== 'string') throw new Error(`token endpoint answered ${res.status}`);
-    const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in : 300;
-    tokens.set(id, { value: answer.access_token, until: Date.now() + Math.max(0, lifetime - 30) * 1000 });
-    return answer.access_token;
-  }
 
   /** One poll cycle of the upstream: true when it ran (this instance held the lease). */
   async function cycle(id: string, poll: PollConfig): Promise<boolean> {
@@ -47,10 +33,10 @@ export function createUpstreamPoller(deps: { store: Store; logger: Logger; recei
       const request = { maxEvents: 100, returnImmediately: true, ...(owed.ack.length > 0 ? { ack: owed.ack.slice(0, 100) } : {}), ...(Object.keys(owed.setErrs).length > 0 ? { setErrs: owed.setErrs } : {}) };
       const res = await fetch(poll.endpoint, {
         method: 'POST', redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS),
-        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${await bearer(id, poll)}` },
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${await tokens.get(poll)}` },
         body: JSON.stringify(request),
       });
-      if (res.status === 401) tokens.delete(id);
+      if (res.status === 401) tokens.forget(poll);
       if (!res.ok) throw new Error(`poll endpoint answered ${res.status}`);
       const answer = await res.json() as { sets?: unknown; moreAvailable?: unknown };
       // Told: what this request carried is off the list.

@@ -3,6 +3,7 @@ import { hash } from 'node:crypto';
 import type { Logger } from '../host.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
+import type { ClientCredentials } from './credentials.ts';
 import { UPSTREAM_EVENTS, type UpstreamAction } from './events.ts';
 import { upstreamKeys, type KeySource } from './keys.ts';
 import { actionRecord, claimOnce } from './scripts.ts';
@@ -10,14 +11,9 @@ import { setSubject, type UpstreamSubject } from './subject.ts';
 import { SetRefused, SetReplayed, verifySet } from './verify.ts';
 
 /** Polling an upstream's stream (RFC 8936) instead of receiving its pushes (option `upstreamSignals.upstreams[].poll`). */
-export interface PollConfig {
+export interface PollConfig extends ClientCredentials {
   /** The transmitter's poll endpoint (the stream's `delivery.endpoint_url`). */
   endpoint: string;
-  /** Where the access token for it comes from: the upstream's token endpoint, by the client credentials grant. */
-  tokenEndpoint: string;
-  clientId: string;
-  clientSecret: string;
-  scope: string;
   /** How often (ms). */
   everyMs: number;
 }
@@ -35,6 +31,8 @@ export interface SignalUpstream extends KeySource {
   allowUntypedSets: boolean;
   /** Its stream is polled (RFC 8936) rather than pushed to (./poll.ts). */
   poll?: PollConfig | undefined;
+  /** Our client credentials at it for connect() (./connect.ts): the push stream made or adopted there. */
+  stream?: ClientCredentials | undefined;
 }
 
 /** The account linked to the upstream's subject, and the upstream `sub` of that link (host hook `upstreamSignals.account`). */
@@ -103,6 +101,8 @@ export function upstreamSignalKeys(prefix: string) {
     held: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:held`,
     /** Hash sha256(sub) -> JSON { at, jti, event }: the upstream said the account's credentials changed or its tokens were revoked. */
     marked: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:marked`,
+    /** Hash { stream (JSON UpstreamStream), state (the last 5 asked, space-separated), verifiedAt? }: the push stream connect() made or adopted at the upstream. Persistent (configuration). */
+    stream: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:stream`,
     /** String, TTL one poll cycle: an instance is polling the upstream (RFC 8936). */
     poll: (upstream: string) => `${prefix}upstream-poll:{${upstream}}`,
   };
@@ -190,6 +190,10 @@ export function createUpstreamReceiver(deps: ReceiverDeps) {
           const at = Date.now();
           if (action === 'verification') {
             await record(upstream.id, { at, jti, event: type, action, outcome: 'verification' });
+            // The answer to connect()'s verification: its state comes back.
+            const state = (event as { state?: unknown }).state;
+            const [asked] = await deps.store.hmget(keys.stream(upstream.id), ['state']);
+            if (typeof state === 'string' && asked?.split(' ').includes(state)) await deps.store.run(commands.hset(), [keys.stream(upstream.id)], ['verifiedAt', String(at)]);
             continue;
           }
           const subject = setSubject(payload, event as Record<string, unknown>);
