@@ -29,6 +29,7 @@ if (compiled.status !== 0) {
 
 cpSync(join(root, 'src/store/lua'), join(dist, 'src/store/lua'), { recursive: true });
 cpSync(join(root, 'src/adopt/lua'), join(dist, 'src/adopt/lua'), { recursive: true });
+cpSync(join(root, 'src/upstream-signals/lua'), join(dist, 'src/upstream-signals/lua'), { recursive: true });
 
 // Generated here, not at run time: zod-openapi is a devDependency (it needs a newer Node 22 than `engines`; docs/choices.md).
 const { openApiJson } = await import('../src/api/openapi/document.ts');

@@ -17,7 +17,7 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^docs\/[\w.-]+\.md$/,
   /^dist\/(src|adapters|views)\/[\w/.-]+\.(js|d\.ts|d\.ts\.map)$/,
-  /^dist\/src\/(store|adopt)\/lua\/[\w/-]+\.lua$/,
+  /^dist\/src\/(store|adopt|upstream-signals)\/lua\/[\w/-]+\.lua$/,
   /^dist\/openapi\.json$/,
   /^(src|adapters|views)\/[\w/.-]+\.ts$/,
 ];
