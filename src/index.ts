@@ -41,3 +41,4 @@ export { UPSTREAM_EVENT_TYPES } from './upstream-signals/events.ts';
 export type { UpstreamAction } from './upstream-signals/events.ts';
 export type { LinkedAccount, LinkedAccountLookup, UpstreamActionRecord, UpstreamHold } from './upstream-signals/receiver.ts';
 export type { UpstreamSubject } from './upstream-signals/subject.ts';
+export type { UpstreamStream } from './upstream-signals/connect.ts';

@@ -5,8 +5,7 @@ import type { PreviousAdapter, RecordSourceInput } from './adopt/previous.ts';
 import type { ConsoleSections, ContactLookup, Logger, MailTransport } from './host.ts';
 import { isLocale } from './i18n/index.ts';
 import { SECURITY_NOTICE_KINDS, type SecurityNoticeKind, type SignInCheck } from './notify/security-notices.ts';
-import { UPSTREAM_EVENT_TYPES } from './upstream-signals/events.ts';
-import type { LinkedAccountLookup } from './upstream-signals/receiver.ts';
+import { upstreamSignalsOptions } from './upstream-signals/options.ts';
 
 const isRedisClient = (value: unknown): value is Redis | Cluster =>
   typeof value === 'object' && value !== null
@@ -227,51 +226,11 @@ export const optionsSchema = z.object({
   }).strict().prefault({}),
   /**
    * Hearing upstream identity providers (docs/upstream-signals.md): Shared
-   * Signals and RISC events they push to `/upstream-signals/<id>` (RFC 8935),
-   * and Global Token Revocation. Off until `upstreams` lists one.
+   * Signals and RISC events they push to `/upstream-signals/<id>` (RFC 8935)
+   * or that are polled (RFC 8936), and Global Token Revocation. Off until
+   * `upstreams` lists one.
    */
-  upstreamSignals: z.object({
-    upstreams: z.array(z.object({
-      /** The upstream's id as the host's sign-in names it (lower-case letters, digits, hyphens): the push URL is `/upstream-signals/<id>`. */
-      id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and hyphens'),
-      /** How the person's notices name it ("Google"). */
-      name: z.string().min(1).max(100),
-      /** The SETs' `iss` (Google: `https://accounts.google.com/`). */
-      issuer: z.url(),
-      /** The `aud` values it addresses this service by (Google: the service's OAuth client ids); at least one. */
-      audiences: z.array(z.string().min(1)).min(1),
-      /** Its JWKS (an SSF transmitter's `jwks_uri`); or `configurationUrl`. */
-      jwksUri: z.url().optional(),
-      /** Its SSF or RISC configuration document, whose `jwks_uri` is used (Google: `https://accounts.google.com/.well-known/risc-configuration`). */
-      configurationUrl: z.url().optional(),
-      /** The event types acted on; by default every one the receiver knows. */
-      events: z.array(z.enum(UPSTREAM_EVENT_TYPES as [string, ...string[]])).default([...UPSTREAM_EVENT_TYPES]),
-      /** Accept SETs without `typ: secevent+jwt` (Google's Cross-Account Protection sends none). Default false. */
-      allowUntypedSets: z.boolean().default(false),
-    }).strict().refine((u) => (u.jwksUri === undefined) !== (u.configurationUrl === undefined), { message: 'give jwksUri or configurationUrl (one of them)' })).default([]),
-    /**
-     * The account linked to an upstream's subject (`{ iss, sub }` or a verified
-     * `{ email }`): `{ accountId, sub }` with the upstream `sub` of the link, or
-     * undefined. Never an account matched by address alone. Needed with `upstreams`.
-     */
-    account: fn<LinkedAccountLookup>('must be a function (upstreamId, subject) => { accountId, sub } | undefined').optional(),
-    /** The account of an address at this service, for Global Token Revocation's `email` subjects. Without it such a subject is one of no account (404). */
-    accountByEmail: fn<(email: string) => Promise<string | undefined> | string | undefined>('must be a function email => accountId | undefined').optional(),
-    /** How old a SET's `iat` may be (s); its `jti` is remembered this long. Default 1 day. */
-    maxAgeSeconds: z.number().int().min(60).max(7 * 86_400).default(86_400),
-    /** The largest SET body accepted (bytes). Default 16 KiB. */
-    maxBodyBytes: z.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
-    /**
-     * Global Token Revocation (draft-parecki-oauth-global-token-revocation):
-     * clients allowed to call `/global-token-revocation`, with an access token
-     * carrying `scope`. None by default (the endpoint answers 403).
-     */
-    globalTokenRevocation: z.object({
-      clients: z.array(z.string().min(1)).default([]),
-      scope: z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/).default('global_token_revocation'),
-    }).strict().prefault({}),
-  }).strict().refine((o) => o.upstreams.length === 0 || o.account !== undefined, { message: 'upstreams need an account lookup (upstreamSignals.account)' })
-    .refine((o) => new Set(o.upstreams.map((u) => u.id)).size === o.upstreams.length, { message: 'two upstreams have one id' }).prefault({}),
+  upstreamSignals: upstreamSignalsOptions,
   /** accountId -> { email?, locale?, name? }, supplied by the host. */
   contacts: fn<ContactLookup>('must be a function accountId => { email?, locale? }'),
   logger: z.custom<Logger>(

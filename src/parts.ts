@@ -44,6 +44,8 @@ import { bullmqExpirySweeper, memoryExpirySweeper } from './sessions/expiry-swee
 import { setSigner, type Jwks } from './ssf/sign.ts';
 import { createStreams } from './ssf/streams.ts';
 import { createTransmitter } from './ssf/transmitter.ts';
+import { createUpstreamConnect } from './upstream-signals/connect.ts';
+import { createUpstreamPoller } from './upstream-signals/poll.ts';
 import { createUpstreamReceiver } from './upstream-signals/receiver.ts';
 
 /**
@@ -195,7 +197,9 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
   const access = createSiteAccess({ sites, orgs: organizations, adapter, store, logger, tell, forgetExpiring: (accountId, clientId) => sessionExpiry.forget(accountId, { clientId }) });
   const lastUsed = createLastUsed(sites, { intervalSeconds: options.lastUsedInterval, logger, alongside: adapter.alongside });
   const sessions = createSessions({
-    store, adapter, sites, logger, provider, tell, expiry: sessionExpiry,
+    store, adapter, sites, logger, tell, expiry: sessionExpiry,
+    // A worker process that polls an upstream (src/upstream-signals/poll.ts) ends sessions with the provider it was given.
+    provider: () => providers.attached ?? providers.forLetters,
     toldEnded: (accountId, browser, browserId) => notices.give(accountId, 'sessions_ended', { browser, ref: browserId }),
   });
   // How the host's people sign in, in the security letters' and notices' words.
@@ -233,9 +237,11 @@ export function createParts(options: ResolvedOptions, providers: Providers) {
     maxAgeSeconds: options.upstreamSignals.maxAgeSeconds,
     clockTolerance: options.clockTolerance,
   });
+  const upstreamConnect = createUpstreamConnect({ store, receiver: upstreamSignals, upstreams: options.upstreamSignals.upstreams });
+  const upstreamPoller = createUpstreamPoller({ store, logger, receiver: upstreamSignals, upstreams: options.upstreamSignals.upstreams });
 
   return {
-    deleteAccount, endAccountAccess, upstreamSignals, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
+    deleteAccount, endAccountAccess, upstreamSignals, upstreamPoller, upstreamConnect, adoption: adopted ? adopted.adoption : undefined, closeAdoption: adopted ? adopted.close : async () => {},
     streams, ssfQueue, transmitter, tell, sessionExpiry, expirySweeper,
     options, logger, store, events, emit, adapter, mailer, sites, organizations, access, lastUsed, sessions,
     csrf, senders, inbox, preferences, contacts, tokens, letters, logoutQueue, logouts, notices, theft: theft!, sendLetter, recentSignIn, browsers: createBrowsers(store), signInCheck,

@@ -53,6 +53,8 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     // Back-channel logouts left to retry go with the letters (src/notify/backchannel-logout.ts).
     parts.logoutQueue.startWorker(parts.logouts.retry);
     parts.expirySweeper.start(parts.sessionExpiry.sweep);
+    // Upstreams whose streams are polled (RFC 8936), one instance at a time.
+    parts.upstreamPoller.start();
   };
 
   return {
@@ -70,6 +72,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
     letters,
     startLetterWorker,
     async stopLetterWorker() {
+      parts.upstreamPoller.stop();
       await Promise.all([letters.stopWorker(), parts.ssfQueue.stopWorker(), parts.logoutQueue.stopWorker(), parts.expirySweeper.stop()]);
     },
     async queues() {
@@ -99,6 +102,12 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       held: parts.upstreamSignals.held,
       marked: parts.upstreamSignals.marked,
       recent: parts.upstreamSignals.recent,
+      async connect(upstreamId) {
+        const issuer = providers.attached?.issuer ?? providers.forLetters?.issuer;
+        if (!issuer) throw new TypeError('oidc-signout-notify: upstreamSignals.connect needs the provider: attach the plugin first');
+        return parts.upstreamConnect.connect(upstreamId, issuer);
+      },
+      stream: parts.upstreamConnect.stream,
     },
     deleteAccount: parts.deleteAccount,
     adoption: parts.adoption,
@@ -133,6 +142,7 @@ export function createSignoutNotify(input: SignoutNotifyOptions): SignoutNotify 
       if (options.letters.worker && !commandMode.on) startLetterWorker();
     },
     async close() {
+      parts.upstreamPoller.stop();
       await Promise.all([letters.close(), parts.ssfQueue.close(), parts.logoutQueue.close(), parts.expirySweeper.close(), parts.closeAdoption()]);
       await mailer.close();
       await store.close();

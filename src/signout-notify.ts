@@ -22,6 +22,7 @@ import type { BlockResult, RemoveAccessResult, RemoveMemberResult, UnblockResult
 import type { ConnectedSite, ConnectedSites } from './sites/connected-sites.ts';
 import type { DeleteAccountResult } from './sites/delete-account.ts';
 import type { Store } from './store/store.ts';
+import type { UpstreamStream } from './upstream-signals/connect.ts';
 import type { UpstreamActionRecord, UpstreamHold } from './upstream-signals/receiver.ts';
 
 /** The plugin as a host holds it (`createSignoutNotify`): its parts, and what a host calls. */
@@ -144,6 +145,14 @@ export interface SignoutNotify {
     marked(upstreamId: string, sub: string): Promise<{ at: number; jti: string; event: string } | undefined>;
     /** What the upstream's SETs did, newest first, each with its jti (the last 1000, 90 days). */
     recent(upstreamId: string): Promise<UpstreamActionRecord[]>;
+    /**
+     * Makes or adopts the push stream at an SSF transmitter upstream (its
+     * `stream` credentials and `configurationUrl`) to `/upstream-signals/<id>`,
+     * and asks it for a verification. Throws when the upstream refuses.
+     */
+    connect(upstreamId: string): Promise<UpstreamStream>;
+    /** The stream connect() made or adopted, with `verifiedAt` once the upstream's verification arrived. */
+    stream(upstreamId: string): Promise<UpstreamStream | undefined>;
   };
   /**
    * The person is deleted (the host calls this when it deletes them; docs/security.md

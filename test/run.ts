@@ -53,6 +53,7 @@ const CLUSTER_SUITE = [
   'test/e2e/sign-in-strength.test.ts',
   'test/e2e/upstream-link-first.test.ts',
   'test/e2e/upstream-signals.test.ts',
+  'test/e2e/upstream-signals-two-providers.test.ts',
   'test/store/accounts.test.ts',
   'test/store/logout-outcome.test.ts',
   'test/queue/kit.test.ts',

@@ -32,6 +32,8 @@ export interface ConsoleWaysDeps {
   recentSignIn: SignoutNotify['recentSignIn'];
   /** The plugin's security notices: a passkey added or removed, an account linked or unlinked, is told. */
   securityNotice: SignoutNotify['securityNotice'];
+  /** What upstreams said of the linked accounts (held, marked), shown with each link. */
+  upstreamSignals?: Pick<SignoutNotify['upstreamSignals'], 'held' | 'marked'> | undefined;
   /** Tells the person's sites through Shared Signals (CAEP credential-change). */
   sharedSignals: SignoutNotify['sharedSignals'];
 }
@@ -82,6 +84,11 @@ export function consoleWays(deps: ConsoleWaysDeps) {
       });
     }
     if (upstreams) {
+      // What each upstream said of its linked account (two reads a link; the console page only).
+      const said = await Promise.all(links.map(async (l) => {
+        const [held, marked] = await Promise.all([deps.upstreamSignals?.held(l.upstream, l.sub), deps.upstreamSignals?.marked(l.upstream, l.sub)]);
+        return { upstream: l.upstream, heldAt: held?.at, markedAt: marked?.at };
+      }));
       out.push({
         id: 'linked-accounts',
         title: t(person.locale, 'console.upstreams.title'),
@@ -89,7 +96,8 @@ export function consoleWays(deps: ConsoleWaysDeps) {
           ...common,
           upstreams: upstreams.clients.list.map((u) => {
             const link = links.find((l) => l.upstream === u.id);
-            return { id: u.id, name: u.name, link: link && { label: link.verifiedEmail ?? link.name, linkedAt: link.linkedAt, lastUsedAt: link.lastUsedAt } };
+            const { heldAt, markedAt } = said.find((s) => s.upstream === u.id) ?? {};
+            return { id: u.id, name: u.name, link: link && { label: link.verifiedEmail ?? link.name, linkedAt: link.linkedAt, lastUsedAt: link.lastUsedAt, heldAt, markedAt } };
           }),
         }),
         formAction: upstreams.clients.formTargets(),

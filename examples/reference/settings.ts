@@ -51,6 +51,8 @@ const upstreamSchema = z.object({
     audiences: z.array(z.string().min(1)).min(1).optional(),
     events: z.array(z.string().url()).optional(),
     allowUntypedSets: z.boolean().optional(),
+    poll: z.object({ endpoint: z.string().url(), tokenEndpoint: z.string().url(), everyMs: z.number().int().min(1000).optional() }).strict().optional(),
+    stream: z.object({ tokenEndpoint: z.string().url() }).strict().optional(),
   }).strict().refine((s) => (s.jwksUri === undefined) !== (s.configurationUrl === undefined), 'give jwksUri or configurationUrl (one of them)').optional(),
 }).strict();
 

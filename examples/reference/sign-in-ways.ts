@@ -51,6 +51,7 @@ export function signInWays(input: {
         provider, accounts: input.accounts, preferences: plugin.preferences, ipLimits: input.ipLimits, logger: plugin.logger,
         serviceName: input.serviceName, secret: input.secret, passkeys, upstreams,
         recentSignIn: plugin.recentSignIn, securityNotice: plugin.securityNotice, sharedSignals: plugin.sharedSignals,
+        upstreamSignals: plugin.upstreamSignals,
       });
       if (files) provider.use(files.routes);
       provider.use(routes.routes.routes());

@@ -11,12 +11,14 @@ type SignalUpstreams = NonNullable<NonNullable<SignoutNotifyOptions['upstreamSig
 
 /** The upstreams with `signals`, as the plugin takes them: the `aud` is our client id at the upstream unless given. */
 export function signalUpstreams(upstreams: Upstream[]): SignalUpstreams {
-  return upstreams.flatMap(({ id, name, issuer, client_id, signals }) => (signals ? [{
+  return upstreams.flatMap(({ id, name, issuer, client_id, client_secret, signals }) => (signals ? [{
     id, name, issuer: signals.issuer ?? issuer,
     audiences: signals.audiences ?? [client_id],
     ...(signals.jwksUri ? { jwksUri: signals.jwksUri } : { configurationUrl: signals.configurationUrl }),
     ...(signals.events ? { events: signals.events } : {}),
     ...(signals.allowUntypedSets ? { allowUntypedSets: true } : {}),
+    ...(signals.poll ? { poll: { ...signals.poll, clientId: client_id, clientSecret: client_secret } } : {}),
+    ...(signals.stream ? { stream: { tokenEndpoint: signals.stream.tokenEndpoint, clientId: client_id, clientSecret: client_secret } } : {}),
   }] : []));
 }
 

@@ -45,6 +45,10 @@ export interface UpstreamSignalsConfig {
   events?: string[] | undefined;
   /** Google's Cross-Account Protection sends SETs without `typ`. */
   allowUntypedSets?: boolean | undefined;
+  /** Poll its stream (RFC 8936) with this provider's client credentials at it, instead of receiving pushes. */
+  poll?: { endpoint: string; tokenEndpoint: string; everyMs?: number | undefined } | undefined;
+  /** Make or adopt the push stream at an SSF transmitter (with `configurationUrl`) with this provider's client credentials at it (`plugin.upstreamSignals.connect`). */
+  stream?: { tokenEndpoint: string } | undefined;
 }
 
 /**

@@ -3,11 +3,20 @@ import { hash } from 'node:crypto';
 import type { Logger } from '../host.ts';
 import * as commands from '../store/commands.ts';
 import type { Store } from '../store/store.ts';
+import type { ClientCredentials } from './credentials.ts';
 import { UPSTREAM_EVENTS, type UpstreamAction } from './events.ts';
 import { upstreamKeys, type KeySource } from './keys.ts';
-import { actionRecord, jtiOnce } from './scripts.ts';
+import { actionRecord, claimOnce } from './scripts.ts';
 import { setSubject, type UpstreamSubject } from './subject.ts';
-import { SetRefused, verifySet } from './verify.ts';
+import { SetRefused, SetReplayed, verifySet } from './verify.ts';
+
+/** Polling an upstream's stream (RFC 8936) instead of receiving its pushes (option `upstreamSignals.upstreams[].poll`). */
+export interface PollConfig extends ClientCredentials {
+  /** The transmitter's poll endpoint (the stream's `delivery.endpoint_url`). */
+  endpoint: string;
+  /** How often (ms). */
+  everyMs: number;
+}
 
 /** An upstream whose signals the service hears (option `upstreamSignals.upstreams`). */
 export interface SignalUpstream extends KeySource {
@@ -20,6 +29,10 @@ export interface SignalUpstream extends KeySource {
   /** The event types acted on; the others are refused as unknown. */
   events: string[];
   allowUntypedSets: boolean;
+  /** Its stream is polled (RFC 8936) rather than pushed to (./poll.ts). */
+  poll?: PollConfig | undefined;
+  /** Our client credentials at it for connect() (./connect.ts): the push stream made or adopted there. */
+  stream?: ClientCredentials | undefined;
 }
 
 /** The account linked to the upstream's subject, and the upstream `sub` of that link (host hook `upstreamSignals.account`). */
@@ -88,6 +101,10 @@ export function upstreamSignalKeys(prefix: string) {
     held: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:held`,
     /** Hash sha256(sub) -> JSON { at, jti, event }: the upstream said the account's credentials changed or its tokens were revoked. */
     marked: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:marked`,
+    /** Hash { stream (JSON UpstreamStream), state (the last 5 asked, space-separated), verifiedAt? }: the push stream connect() made or adopted at the upstream. Persistent (configuration). */
+    stream: (upstream: string) => `${prefix}upstream-signals:{${upstream}}:stream`,
+    /** String, TTL one poll cycle: an instance is polling the upstream (RFC 8936). */
+    poll: (upstream: string) => `${prefix}upstream-poll:{${upstream}}`,
   };
 }
 
@@ -166,13 +183,17 @@ export function createUpstreamReceiver(deps: ReceiverDeps) {
       const jti = payload.jti as string;
       const jtiKey = keys.jti(upstream.id, jti);
       const windowMs = (deps.maxAgeSeconds + 2 * deps.clockTolerance) * 1000;
-      if ((await deps.store.run(jtiOnce(), [jtiKey], [windowMs])) !== 1) throw new SetRefused('invalid_request', 'a SET with this jti was received already');
+      if ((await deps.store.run(claimOnce(), [jtiKey], [windowMs])) !== 1) throw new SetReplayed();
       try {
         for (const [type, event] of events) {
           const action = UPSTREAM_EVENTS[type]!;
           const at = Date.now();
           if (action === 'verification') {
             await record(upstream.id, { at, jti, event: type, action, outcome: 'verification' });
+            // The answer to connect()'s verification: its state comes back.
+            const state = (event as { state?: unknown }).state;
+            const [asked] = await deps.store.hmget(keys.stream(upstream.id), ['state']);
+            if (typeof state === 'string' && asked?.split(' ').includes(state)) await deps.store.run(commands.hset(), [keys.stream(upstream.id)], ['verifiedAt', String(at)]);
             continue;
           }
           const subject = setSubject(payload, event as Record<string, unknown>);

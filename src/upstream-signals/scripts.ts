@@ -1,7 +1,7 @@
 /** The receiver's atomic steps: `lua/<name>.lua` beside this module, each with its in-process twin for the embedded store. */
 import { lazyScript } from '../store/scripts.ts';
 
-export const jtiOnce = lazyScript('upstream_jti_once', (kv, [key], [ttl]) => {
+export const claimOnce = lazyScript('upstream_claim_once', (kv, [key], [ttl]) => {
   if (kv.exists(key!)) return 0;
   kv.set(key!, '1', Number(ttl));
   return 1;

@@ -14,6 +14,13 @@ export class SetRefused extends Error {
   }
 }
 
+/** A SET whose jti was received already: refused, but what it says was acted on (a poll acknowledges it). */
+export class SetReplayed extends SetRefused {
+  constructor() {
+    super('invalid_request', 'a SET with this jti was received already');
+  }
+}
+
 /** What an upstream's SET must be checked against. */
 export interface SetCheck {
   issuer: string;

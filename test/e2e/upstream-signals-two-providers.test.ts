@@ -6,7 +6,8 @@
  * signs out at A: within a bounded time B's session that signed in through A
  * is over, B's site got one logout token and one session-revoked SET, and
  * the person one security notice from B. Everything is what the package
- * already has: A transmits, B receives.
+ * already has: A transmits, B receives. The same by poll (RFC 8936): B
+ * polls A's stream with its client credentials at A.
  */
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
@@ -21,7 +22,7 @@ import { receiverToken, ssfCall, startSsfReceiver, type SsfReceiver } from '../h
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
 
-describe('two reference providers: A signs the person out, B hears it (Shared Signals push)', function () {
+for (const delivery of ['push', 'poll'] as const) describe(`two reference providers: A signs the person out, B hears it (Shared Signals ${delivery})`, function () {
   this.timeout(120_000);
 
   let a: Harness;
@@ -39,30 +40,38 @@ describe('two reference providers: A signs the person out, B hears it (Shared Si
     const downstream = siteClient('downstream', {
       redirect_uris: [`${bIssuer}/upstream/a/callback`], grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: ssfScopes,
     });
-    a = await startHarness('two-a', { clients: [downstream], allowPrivateFetchHosts: ['127.0.0.1'] });
+    a = await startHarness(`two-a-${delivery}`, { clients: [downstream], allowPrivateFetchHosts: ['127.0.0.1'] });
     const bsite = siteClient('bsite', {
       grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], scope: ssfScopes,
       backchannel_logout_uri: logouts.url, backchannel_logout_session_required: true,
     });
-    b = await startHarness('two-b', {
+    b = await startHarness(`two-b-${delivery}`, {
       port: bPort, clients: [bsite], allowPrivateFetchHosts: ['127.0.0.1'],
       upstreams: [{
         id: 'a', name: 'Provider A', issuer: a.issuer, client_id: 'downstream', client_secret: downstream.client_secret!, scope: 'openid email',
-        signals: { jwksUri: `${a.issuer}/jwks` },
+        // By push, B makes its stream at A itself (connect); by poll, the test makes it as an operator would.
+        signals: delivery === 'push'
+          ? { configurationUrl: `${a.issuer}/.well-known/ssf-configuration`, stream: { tokenEndpoint: `${a.issuer}/token` } }
+          : { jwksUri: `${a.issuer}/jwks`, poll: { endpoint: `${a.issuer}/ssf/poll`, tokenEndpoint: `${a.issuer}/token`, everyMs: 1500 } },
       }],
     });
     return { async close() { await b.close(); await a.close(); await logouts.close(); await sets.close(); } };
   });
 
-  it('a sign-out at A ends B\'s session signed in through A within seconds: one logout token, one session-revoked SET, one notice', async () => {
-    // B listens to A: a push stream at A, made with B's client credentials at A, verified.
-    const atA = await discover(a, { client_id: 'downstream', client_secret: 'downstream-secret-0123456789abcdef', token_endpoint_auth_method: 'client_secret_basic' });
-    const manageAtA = await receiverToken(atA, 'ssf.manage');
-    const stream = await ssfCall(a.issuer, 'POST', '/ssf/stream', manageAtA, {
-      events_requested: [`${CAEP}/session-revoked`], delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: `${b.issuer}/upstream-signals/a` },
-    });
-    expect(stream.status).to.equal(201);
-    expect((await ssfCall(a.issuer, 'POST', '/ssf/verify', manageAtA, { stream_id: stream.body!.stream_id, state: 'hello-b' })).status).to.equal(204);
+  it(`a sign-out at A ends B\'s session signed in through A within seconds: one logout token, one session-revoked SET, one notice (${delivery})`, async () => {
+    // B listens to A: a stream at A, made with B's client credentials at A, verified.
+    if (delivery === 'push') {
+      const made = await b.reference.plugin.upstreamSignals.connect('a');
+      expect(made).to.deep.include({ endpoint_url: `${b.issuer}/upstream-signals/a`, how: 'created' });
+      // Connecting again adopts the stream that pushes to B.
+      expect(await b.reference.plugin.upstreamSignals.connect('a')).to.deep.include({ stream_id: made.stream_id, how: 'adopted' });
+    } else {
+      const atA = await discover(a, { client_id: 'downstream', client_secret: 'downstream-secret-0123456789abcdef', token_endpoint_auth_method: 'client_secret_basic' });
+      const manageAtA = await receiverToken(atA, 'ssf.manage');
+      const stream = await ssfCall(a.issuer, 'POST', '/ssf/stream', manageAtA, { events_requested: [`${CAEP}/session-revoked`], delivery: { method: 'urn:ietf:rfc:8936' } });
+      expect(stream.status).to.equal(201);
+      expect((await ssfCall(a.issuer, 'POST', '/ssf/verify', manageAtA, { stream_id: stream.body!.stream_id, state: 'hello-b' })).status).to.equal(204);
+    }
     const heard = async (outcome: string, count: number) => {
       const deadline = Date.now() + 15_000;
       let recorded = await b.reference.plugin.upstreamSignals.recent('a');
@@ -72,7 +81,12 @@ describe('two reference providers: A signs the person out, B hears it (Shared Si
       }
       return recorded.filter((r) => r.outcome === outcome);
     };
-    expect(await heard('verification', 1)).to.have.length(1);
+    expect((await heard('verification', 1)).length).to.be.at.least(1);
+    if (delivery === 'push') {
+      const deadline = Date.now() + 15_000;
+      while (!(await b.reference.plugin.upstreamSignals.stream('a'))?.verifiedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect((await b.reference.plugin.upstreamSignals.stream('a'))!.verifiedAt).to.be.a('number');
+    }
 
     // B's site listens to B.
     const bsite = await discover(b, { client_id: 'bsite', client_secret: 'bsite-secret-0123456789abcdef', token_endpoint_auth_method: 'client_secret_basic' });

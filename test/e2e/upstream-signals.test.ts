@@ -16,6 +16,7 @@ import * as oidc from 'openid-client';
 import { t } from '../../src/i18n/index.ts';
 import { Agent } from '../helpers/agent.ts';
 import { lettersTo } from '../helpers/notices.ts';
+import { keysWithoutTtl } from '../helpers/redis.ts';
 import { discover, signIn, siteClient } from '../helpers/reference.ts';
 import { CAEP, RISC, startRiscTransmitter, type RiscTransmitter } from '../helpers/risc-transmitter.ts';
 import { setUp } from '../helpers/set-up.ts';
@@ -43,7 +44,14 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
     });
     return { ...started, async close() { await started.close(); await risc.close(); } } satisfies UpstreamSignIn;
   });
-  const { loginPage, toUpstream, upstreamLogin, signInThroughUpstream } = upstreamSteps(world);
+  const { loginPage, toUpstream, upstreamLogin, signInThroughUpstream, openConsole } = upstreamSteps(world);
+  /** The person's Linked accounts card, after signing in by emailed code (the upstream's way may be held). */
+  async function linkedAccountsCard(email: string) {
+    const agent = new Agent();
+    await signIn(h(), world().config, agent, email);
+    const page = await openConsole(agent);
+    return page.body.slice(page.body.indexOf('id="linked-accounts"'));
+  }
   const h = () => world().h;
   const plugin = () => h().reference.plugin;
   const AUD = 'reference-provider';
@@ -129,6 +137,10 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
     expect(await plugin().upstreamSignals.marked(UPSTREAM.id, 'lea')).to.include({ event: `${RISC}/tokens-revoked` });
     const subject = t('en', 'notice.upstream_credential_change.subject', { name: UPSTREAM.name });
     expect(await letters('lea@up.example', subject, 1)).to.have.length(1);
+    // The person sees the mark with the link, and no hold.
+    const card = await linkedAccountsCard('lea@up.example');
+    expect(card).to.include('id="upstream-0-marked"').and.include(t('en', 'console.upstreams.marked_on', { name: `<bdi>${UPSTREAM.name}</bdi>` }));
+    expect(card).to.not.include('id="upstream-0-held"');
   });
 
   describe('refusals, with nothing changed', () => {
@@ -249,6 +261,9 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
       const token = await tokenOf(gtrTool, GTR_SCOPE);
       expect((await revoke({ sub_id: { format: 'iss_sub', iss: risc.issuer, sub: 'max' } }, token)).status).to.equal(204);
       expect(await plugin().upstreamSignals.held(UPSTREAM.id, 'max')).to.include({ event: 'global-token-revocation' });
+      // Max still signs in by emailed code, and sees why the upstream's way is paused.
+      const card = await linkedAccountsCard('max@up.example');
+      expect(card).to.include('id="upstream-0-held"').and.include(t('en', 'console.upstreams.held_since'));
     });
 
     it('401 without a valid token; 403 for a token without the scope or of a client not allowed', async () => {
@@ -259,6 +274,19 @@ for (const embedded of [false, true]) describe(`upstream signals: RISC, CAEP and
       expect(without).to.deep.include({ status: 403, body: { error: 'insufficient_scope', error_description: `the access token needs the scope ${GTR_SCOPE}` } });
       expect(without.challenge).to.include('error="insufficient_scope"');
       expect(await revoke(body, await tokenOf(gtrOther, GTR_SCOPE))).to.deep.include({ status: 403, body: { error: 'access_denied', error_description: 'this client may not ask for global token revocation' } });
+    });
+  });
+  // Last: after every SET and revocation above.
+  describe('afterwards', () => {
+    it('keeps every short-lived key of the receiver with a TTL: the jtis, the operator\'s record; only holds and marks persist', async () => {
+      const store = plugin().store;
+      const keys: string[] = [];
+      // The test's prefix has "upstream-signals" in it: the key's own name is after it.
+      for await (const key of store.scan()) if (/^upstream-(jti|signals|poll)/.test(key.slice(store.prefix.length))) keys.push(key);
+      expect(keys.filter((k) => k.includes('upstream-jti:')).length).to.be.at.least(7);
+      expect(keys.some((k) => k.endsWith(':actions'))).to.equal(true);
+      const persistent = (await keysWithoutTtl(store)).filter((k) => keys.includes(k));
+      expect(persistent.map((k) => k.slice(store.prefix.length)).sort()).to.deep.equal([`upstream-signals:{${UPSTREAM.id}}:held`, `upstream-signals:{${UPSTREAM.id}}:marked`]);
     });
   });
 });

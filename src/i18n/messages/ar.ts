@@ -427,6 +427,8 @@ export const ar: Record<keyof typeof en, string> = {
   'console.upstreams.linked': "مرتبط",
   'console.upstreams.not_linked': "غير مرتبط",
   'console.upstreams.linked_on': "رُبط في",
+  'console.upstreams.held_since': "تسجيل الدخول به موقوف منذ",
+  'console.upstreams.marked_on': "أبلغ {name} بأن بيانات تسجيل الدخول تغيّرت في",
   'console.upstreams.link': "ربط {name}",
   'console.upstreams.unlink': "فك ربط {name}",
   'console.upstreams.only_way': "هذه طريقتك الوحيدة لتسجيل الدخول، لذلك لا يمكن فك ربطها.",

@@ -422,6 +422,8 @@ export const de: Record<keyof typeof en, string> = {
   'console.upstreams.linked': "Verknüpft",
   'console.upstreams.not_linked': "Nicht verknüpft",
   'console.upstreams.linked_on': "Verknüpft am",
+  'console.upstreams.held_since': "Die Anmeldung damit ist ausgesetzt seit",
+  'console.upstreams.marked_on': "{name} hat gemeldet, dass sich die Anmeldedaten geändert haben, am",
   'console.upstreams.link': "{name} verknüpfen",
   'console.upstreams.unlink': "Verknüpfung mit {name} lösen",
   'console.upstreams.only_way': "Dies ist Ihr einziger Anmeldeweg, deshalb kann die Verknüpfung nicht gelöst werden.",

@@ -420,6 +420,8 @@ export const en = {
   'console.upstreams.linked': "Linked",
   'console.upstreams.not_linked': "Not linked",
   'console.upstreams.linked_on': "Linked on",
+  'console.upstreams.held_since': "Signing in with it is paused since",
+  'console.upstreams.marked_on': "{name} said its sign-in details changed on",
   'console.upstreams.link': "Link {name}",
   'console.upstreams.unlink': "Unlink {name}",
   'console.upstreams.only_way': "This is your only way to sign in, so it cannot be unlinked.",

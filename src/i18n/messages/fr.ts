@@ -423,6 +423,8 @@ export const fr: Record<keyof typeof en, string> = {
   'console.upstreams.linked': "Associé",
   'console.upstreams.not_linked': "Non associé",
   'console.upstreams.linked_on': "Associé le",
+  'console.upstreams.held_since': "La connexion avec ce compte est suspendue depuis le",
+  'console.upstreams.marked_on': "{name} a signalé que ses identifiants ont changé le",
   'console.upstreams.link': "Associer {name}",
   'console.upstreams.unlink': "Dissocier {name}",
   'console.upstreams.only_way': "C’est votre seul moyen de connexion : il ne peut pas être dissocié.",

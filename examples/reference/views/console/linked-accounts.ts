@@ -16,6 +16,10 @@ export interface LinkedAccountView {
     label?: string | undefined;
     linkedAt: number;
     lastUsedAt?: number | undefined;
+    /** Since when the upstream holds sign-in through it (it said the account may be taken over; ms). */
+    heldAt?: number | undefined;
+    /** When the upstream said its sign-in details changed or its tokens were revoked (ms). */
+    markedAt?: number | undefined;
   } | undefined;
 }
 
@@ -38,6 +42,8 @@ ${link
 ${link ? html`<dl class="facts">
 <div><dt>${t(locale, 'console.upstreams.linked_on')}</dt><dd>${timeTag(locale, link.linkedAt)}</dd></div>
 <div><dt>${t(locale, 'console.passkeys.last_used')}</dt><dd>${link.lastUsedAt === undefined ? t(locale, 'console.passkeys.never_used') : timeTag(locale, link.lastUsedAt)}</dd></div>
+${link.heldAt === undefined ? null : html`<div id="${id}-held"><dt>${t(locale, 'console.upstreams.held_since')}</dt><dd>${timeTag(locale, link.heldAt)}</dd></div>`}
+${link.markedAt === undefined ? null : html`<div id="${id}-marked"><dt>${tx(locale, 'console.upstreams.marked_on', { name })}</dt><dd>${timeTag(locale, link.markedAt)}</dd></div>`}
 </dl>` : null}
 <div class="item-foot">
 ${!link
