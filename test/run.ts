@@ -57,6 +57,7 @@ const CLUSTER_SUITE = [
   'test/store/accounts.test.ts',
   'test/store/logout-outcome.test.ts',
   'test/queue/kit.test.ts',
+  'test/queue/counts.test.ts',
   'test/store/session-expiry-scripts.test.ts',
   'test/e2e/shared-signals.test.ts',
   'test/e2e/shared-signals-outcomes.test.ts',

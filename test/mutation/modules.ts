@@ -42,8 +42,8 @@ export const MODULES: readonly MutationModule[] = [
     name: 'queue-kit',
     // The durable queue and its in-process twin, the throttled log, the queues' counts.
     mutate: ['src/queue/*.ts'],
-    spec: ['test/queue/kit.test.ts', 'test/plugin/queues.test.ts', 'test/e2e/backchannel-retry.test.ts', 'test/e2e/shared-signals-outcomes.test.ts'],
-    clusterSpec: ['test/queue/kit.test.ts'],
+    spec: ['test/queue/*.test.ts', 'test/plugin/queues.test.ts', 'test/e2e/backchannel-retry.test.ts', 'test/e2e/shared-signals-outcomes.test.ts'],
+    clusterSpec: ['test/queue/*.test.ts'],
   },
   {
     name: 'neutralize-links',
