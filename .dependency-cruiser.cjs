@@ -16,7 +16,7 @@ const ADAPTERS = '^adapters/';
 const VIEWS = '^views/';
 const DOMAIN = '^src/(sites|sessions|orgs|notify|theft|ssf|adopt|tell|upstream-signals)/|^src/(events|preferences)\\.ts$';
 const WEB = '^src/(http|provider|console|api)/';
-const ROOT = '^src/(plugin|options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$|^src/command/';
+const ROOT = '^src/(plugin|options|upstream-signals-options|parts|attach|routes|signout-notify|index|worker|pages|store-kit|adoption)\\.ts$|^src/command/';
 const ENTRY_POINTS = '^src/(index|worker|pages|store-kit|adoption)\\.ts$|^adapters/(redis|memory)\\.ts$';
 
 /** The packages each layer may import (its own types included): a view that imports ioredis, or a domain module bullmq, fails. */

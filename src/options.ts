@@ -5,7 +5,7 @@ import type { PreviousAdapter, RecordSourceInput } from './adopt/previous.ts';
 import type { ConsoleSections, ContactLookup, Logger, MailTransport } from './host.ts';
 import { isLocale } from './i18n/index.ts';
 import { SECURITY_NOTICE_KINDS, type SecurityNoticeKind, type SignInCheck } from './notify/security-notices.ts';
-import { upstreamSignalsOptions } from './upstream-signals/options.ts';
+import { upstreamSignalsOptions } from './upstream-signals-options.ts';
 
 const isRedisClient = (value: unknown): value is Redis | Cluster =>
   typeof value === 'object' && value !== null

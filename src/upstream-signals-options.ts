@@ -1,8 +1,8 @@
 /** The plugin's `upstreamSignals` option (src/options.ts), validated at the boundary (docs/upstream-signals.md has every default). */
 import { z } from 'zod';
 
-import { UPSTREAM_EVENT_TYPES } from './events.ts';
-import type { LinkedAccountLookup } from './receiver.ts';
+import { UPSTREAM_EVENT_TYPES } from './upstream-signals/events.ts';
+import type { LinkedAccountLookup } from './upstream-signals/receiver.ts';
 
 const fn = <T>(message: string) => z.custom<T>((v) => typeof v === 'function', { message });
 
