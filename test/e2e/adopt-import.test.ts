@@ -120,7 +120,15 @@ describe(`the bulk import of ${(SIGN_INS + REFRESH) * 3} records of the example 
     // Run again, in the service's own process this time: it resumes where the first run recorded its last page,
     // once the killed run's lease has lapsed (one run at a time per store).
     state.phase = 'again';
-    const done = await once(() => plugin.adoption!.importRecords());
+    let done = await once(() => plugin.adoption!.importRecords());
+    // A record whose move timed out on a busy store (the previous store's calls are bounded) counts failed and
+    // leaves the run unfinished: the operator runs it again (docs/upgrading.md, exit 5). So does the test, at most
+    // three more times, and says so; the final run must move the rest with nothing failed.
+    const unfinished: number[] = [];
+    while (done.failed > 0 && unfinished.length < 3) {
+      unfinished.push(done.failed);
+      done = await plugin.adoption!.importRecords();
+    }
     state.phase = 'stop';
     await serving;
     expect(done).to.include({ failed: 0, expired: 0, refused: 0 });
@@ -155,6 +163,6 @@ describe(`the bulk import of ${(SIGN_INS + REFRESH) * 3} records of the example 
       const sorted = latencies[name].toSorted((a, b) => a - b);
       return `${name} ${quantile(sorted, 0.5).toFixed(1)}/${quantile(sorted, 0.95).toFixed(1)}/${(sorted.at(-1) ?? 0).toFixed(1)} ms (${sorted.length})`;
     };
-    console.log(`      import: ${total} records; first run (a process of its own) ${reports.at(-1)!.perSecond} records/s, killed at ${reports.at(-1)!.seen}; second run (in the service's process) ${done.perSecond} records/s; introspection of moved tokens p50/p95/max: ${figures('before')}, ${figures('during')}, ${figures('again')}`);
+    console.log(`      import: ${total} records; first run (a process of its own) ${reports.at(-1)!.perSecond} records/s, killed at ${reports.at(-1)!.seen}; second run (in the service's process) ${done.perSecond} records/s${unfinished.length ? ` (run again ${unfinished.length} more time(s) after ${unfinished.join(', ')} failed on the busy store)` : ''}; introspection of moved tokens p50/p95/max: ${figures('before')}, ${figures('during')}, ${figures('again')}`);
   });
 });
