@@ -18,7 +18,7 @@ const siteA = siteClient('adopt-costs-a');
 const siteB = siteClient('adopt-costs-b');
 const UNKNOWN = 'unknown-token-value-0123456789abcdefghijklmn';
 
-describe('the adoption\'s cost on the hot paths, counted (exact figures on a single node; on a Cluster, moved equals native)', function () {
+describe('the adoption\'s cost on the hot paths, counted (exact figures on a single node; on a Cluster, no lookup either way)', function () {
   this.timeout(60_000);
   let old: OldSignIns[] = [];
 
@@ -63,11 +63,13 @@ describe('the adoption\'s cost on the hot paths, counted (exact figures on a sin
 
   /**
    * What to compare of two costs: all of it on a single node; on a Cluster
-   * the lookups and round trips (a site's "Last used" write, which leaves
-   * after an answer, may still be in flight on another node and be counted).
+   * the lookups only. There a count also takes in a write of ours that
+   * leaves after an answer ("Last used", on another node), and a repeated
+   * read of one token was seen to take one round trip or two: moved and
+   * native differed by a round trip in one run of five, either way.
    */
   function same(c: { commands: number; trips: number; lookups: number }) {
-    return world().host.plugin!.store.singleNode ? c : { trips: c.trips, lookups: c.lookups };
+    return world().host.plugin!.store.singleNode ? c : { lookups: c.lookups };
   }
 
   async function nativeSignIn(accountId: string) {

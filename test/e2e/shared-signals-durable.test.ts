@@ -61,7 +61,7 @@ describe(`a Shared Signals push survives a SIGKILL of the provider right after a
   });
 
   it('the event stored before the sign-out\'s answer is pushed by the next process, once', async function () {
-    this.timeout(150_000);
+    this.timeout(210_000);
     const first = await startInstance({ clients: [site], env });
     instances.push(first);
     const issuer = first.url;
@@ -88,8 +88,9 @@ describe(`a Shared Signals push survives a SIGKILL of the provider right after a
     const second = await startInstance({ clients: [site], issuer, env });
     instances.push(second);
     // A retry comes letters.backoffMs (30 s by default) after the 503.
-    // A worker that died holding the job leaves it to the next after the lock (letters.stalledIntervalMs, 30 s by default).
-    await until('the SET taken', () => receiver.pushed.some((p) => p.status === 202), 110_000);
+    // A worker that died holding the job leaves it to the next after the lock (letters.stalledIntervalMs, 30 s by default),
+    // found by the next stalled check (as long again): with a 503 first, up to about 100 s after the restart.
+    await until('the SET taken', () => receiver.pushed.some((p) => p.status === 202), 170_000);
     await sleep(500);
     expect(receiver.pushed.map((p) => p.status)).to.deep.equal([503, 202]);
     // One SET: the same one each time (the receiver keeps one per jti).
