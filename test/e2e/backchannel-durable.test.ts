@@ -16,9 +16,9 @@ import { t } from '../../src/i18n/index.ts';
 import { escapeHtml } from '../../src/text/html.ts';
 import { Agent, forms } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
-import { asHarness, sharedJwks, startInstance, type Instance } from '../helpers/instance.ts';
+import { asHarness, instanceEnv, sharedJwks, startInstance, type Instance } from '../helpers/instance.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
-import { dropPrefix, REDIS_CLUSTER, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.ts';
+import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { until } from '../helpers/poll.ts';
 
@@ -38,13 +38,7 @@ describe(`back-channel logout survives a SIGKILL of the provider right after a s
     // The first request (the try at the sign-out) gets 503; every later one 200.
     receiver = await startReceiver({ statuses: (n) => (n === 0 ? 503 : 200) });
     site = siteClient('bcl-kill', { client_name: 'Kill Site', backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
-    env = {
-      REDIS_URL: REDIS_CLUSTER ? `redis+cluster://${REDIS_CLUSTER}` : REDIS_URL,
-      KEY_PREFIX: prefix,
-      SMTP_URL: smtp.url,
-      JWKS: await sharedJwks(),
-      ALLOW_PRIVATE_FETCH_HOSTS: '127.0.0.1',
-    };
+    env = await instanceEnv(prefix, smtp);
   });
   after(async () => {
     await Promise.all(instances.map((i) => i.stop()));

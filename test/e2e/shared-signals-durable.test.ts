@@ -13,21 +13,15 @@ import type { ClientMetadata } from 'oidc-provider';
 import * as oidc from 'openid-client';
 
 import { Agent, forms } from '../helpers/agent.ts';
-import { asHarness, sharedJwks, startInstance, type Instance } from '../helpers/instance.ts';
+import { until } from '../helpers/poll.ts';
+import { asHarness, instanceEnv, startInstance, type Instance } from '../helpers/instance.ts';
 import { documentedFetch } from '../helpers/openapi.ts';
 import { discover, signIn, siteClient } from '../helpers/reference.ts';
-import { dropPrefix, REDIS_CLUSTER, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.ts';
+import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { startSsfReceiver, verifySet, type SsfMetadata, type SsfReceiver } from '../helpers/ssf-receiver.ts';
 
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type';
-
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !check();) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 describe(`a Shared Signals push survives a SIGKILL of the provider right after a sign-out, on ${REDIS_CLUSTER ? 'the Redis Cluster' : 'one Redis'}`, () => {
   let smtp: SmtpSink;
@@ -44,13 +38,7 @@ describe(`a Shared Signals push survives a SIGKILL of the provider right after a
     smtp = await startSmtpSink();
     // The first push (if the killed process got to it) is answered 503; every later one 202.
     receiver = await startSsfReceiver('/ssf/push', (n) => (n === 0 ? 503 : 202));
-    env = {
-      REDIS_URL: REDIS_CLUSTER ? `redis+cluster://${REDIS_CLUSTER}` : REDIS_URL,
-      KEY_PREFIX: prefix,
-      SMTP_URL: smtp.url,
-      JWKS: await sharedJwks(),
-      ALLOW_PRIVATE_FETCH_HOSTS: '127.0.0.1',
-    };
+    env = await instanceEnv(prefix, smtp);
   });
   after(async () => {
     await Promise.all(instances.map((i) => i.stop()));

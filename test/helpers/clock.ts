@@ -3,8 +3,8 @@
  * against Redis' clock (TIME), one this process computes against
  * Date.now(); an assertion brackets the act between two readings of that
  * clock, so a millisecond that turns between the act and the test's own
- * reading cannot fail it (issue 35: a PTTL compared with Date.now() read
- * after the command).
+ * reading cannot fail it (issue 35: a PTTL once compared with the process
+ * clock read after the command).
  */
 import type { Cluster, Redis } from 'ioredis';
 

@@ -13,6 +13,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
 
 import { freePort } from './net.ts';
+import { REDIS_CLUSTER, REDIS_URL } from './redis.ts';
 import type { Harness } from './reference.ts';
 import type { SmtpSink } from './smtp.ts';
 
@@ -37,6 +38,21 @@ export async function sharedJwks(): Promise<string> {
 }
 
 /** Starts `examples/start.ts` and resolves once it listens. `env` adds to or overrides the defaults. */
+/**
+ * The environment of a restartable service: the test's Redis (its Cluster in
+ * the Cluster pass), a key prefix, an SMTP sink, keys shared by every
+ * process, and sites on 127.0.0.1 allowed.
+ */
+export async function instanceEnv(prefix: string, smtp: SmtpSink): Promise<Record<string, string>> {
+  return {
+    REDIS_URL: REDIS_CLUSTER ? `redis+cluster://${REDIS_CLUSTER}` : REDIS_URL,
+    KEY_PREFIX: prefix,
+    SMTP_URL: smtp.url,
+    JWKS: await sharedJwks(),
+    ALLOW_PRIVATE_FETCH_HOSTS: '127.0.0.1',
+  };
+}
+
 export async function startInstance(opts: { clients: ClientMetadata[]; issuer?: string; env: Record<string, string> }): Promise<Instance> {
   const dir = mkdtempSync(join(tmpdir(), 'osn-instance-'));
   const configFile = join(dir, 'config.json');
