@@ -17,6 +17,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import type { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 
+import { SHARED_SIGNALS_EVENT, type SharedSignalsEvent } from '../../src/events.ts';
 import { Agent } from '../helpers/agent.ts';
 import { until } from '../helpers/poll.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
@@ -62,6 +63,7 @@ describe('Shared Signals push: the outbound guard', () => {
   let kept: oidc.Configuration;
   let listener: Awaited<ReturnType<typeof trap>>;
   const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+  const events: SharedSignalsEvent[] = [];
 
   setUp(async () => {
     listener = await trap();
@@ -70,6 +72,7 @@ describe('Shared Signals push: the outbound guard', () => {
       clients: [receiverSite('ssf-aim'), receiverSite('ssf-named'), receiverSite('ssf-kept')], allowPrivateFetchHosts: ['allowed.test'],
       logger: { info() {}, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }), error() {} },
     });
+    h.reference.plugin.on(SHARED_SIGNALS_EVENT, (event) => events.push(event));
     [site, named, kept] = await Promise.all([discover(h, receiverSite('ssf-aim')), discover(h, receiverSite('ssf-named')), discover(h, receiverSite('ssf-kept'))]);
     return { async close() { await h.close(); await listener.close(); } };
   });
@@ -115,6 +118,10 @@ describe('Shared Signals push: the outbound guard', () => {
     // so the job can still be there a moment after it), and no second refusal follows.
     await until('the refused job leaves the queue', async () => (await h.reference.plugin.sharedSignals.pending()) === 0);
     expect(refusedPush()).to.have.length(1);
+    // The host hears of it once, as refused (the endpoint's, not the receiver's): not a failure to retry.
+    expect(events.filter((e) => e.clientId === 'ssf-named')).to.deep.equal([
+      { clientId: 'ssf-named', outcome: 'refused', attempt: 1, reason: 'the endpoint resolves to a loopback, private or special-use address' },
+    ]);
 
     // An event about a person who signed in to the site: refused the same way.
     await signIn(h, named, new Agent(), 'aimed@example.com', { scope: 'openid' });
@@ -191,6 +198,7 @@ describe('Shared Signals push to an allowed host: no redirect followed, a long a
       clients: sites, allowPrivateFetchHosts: ['127.0.0.1'],
       logger: { info() {}, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }), error() {} },
     });
+    h.reference.plugin.on(SHARED_SIGNALS_EVENT, (event) => events.push(event));
     return { async close() { await h.close(); await listener.close(); receiver.closeAllConnections(); receiver.close(); } };
   });
 
