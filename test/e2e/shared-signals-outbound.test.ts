@@ -165,17 +165,21 @@ describe('Shared Signals push to an allowed host: no redirect followed, a long a
   let receiverPort: number;
   const answers: { path: string; finished?: boolean }[] = [];
   const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
-  const sites = [receiverSite('ssf-redirects'), receiverSite('ssf-talks')];
+  const sites = [receiverSite('ssf-redirects'), receiverSite('ssf-talks'), receiverSite('ssf-short')];
 
   setUp(async () => {
     listener = await trap();
-    // /redirect answers 307 to the trap; /long answers 400 with 64 MiB.
+    // /redirect answers 307 to the trap; /short 400 invalid_key; /long answers 400 with 64 MiB.
     receiver = createHttpServer((req, res) => {
       req.resume();
       const answer: { path: string; finished?: boolean } = { path: req.url! };
       answers.push(answer);
       if (req.url === '/redirect') {
         res.writeHead(307, { location: `http://127.0.0.1:${listener.port}/ssf` }).end();
+        return;
+      }
+      if (req.url === '/short') {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"err":"invalid_key","description":"not our key"}');
         return;
       }
       res.on('close', () => { answer.finished = res.writableFinished; });
@@ -198,7 +202,6 @@ describe('Shared Signals push to an allowed host: no redirect followed, a long a
       clients: sites, allowPrivateFetchHosts: ['127.0.0.1'],
       logger: { info() {}, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }), error() {} },
     });
-    h.reference.plugin.on(SHARED_SIGNALS_EVENT, (event) => events.push(event));
     return { async close() { await h.close(); await listener.close(); receiver.closeAllConnections(); receiver.close(); } };
   });
 
@@ -225,5 +228,13 @@ describe('Shared Signals push to an allowed host: no redirect followed, a long a
     expect(answers.find((a) => a.path === '/long')).to.deep.equal({ path: '/long', finished: false });
     expect(refused().map((w) => w.fields!.reason)).to.deep.equal(['refused: other']);
     expect(logged('security event will be retried', 'ssf-talks')).to.deep.equal([]);
+  });
+
+  it('a 400 naming a code of the registry: refused by the receiver, with that code', async () => {
+    await verifyAt(sites[2]!, '/short');
+    const refused = () => logged('security event refused by the receiver', 'ssf-short');
+    await until('the receiver\'s refusal is logged', async () => refused().length > 0);
+    expect(refused().map((w) => w.fields!.reason)).to.deep.equal(['refused: invalid_key']);
+    expect(answers.filter((a) => a.path === '/short')).to.have.length(1);
   });
 });
