@@ -75,6 +75,7 @@ export function createPusher(options: { allowedHosts: readonly string[]; timeout
       });
       const timer = setTimeout(() => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
       req.on('error', (err) => {
+        // Stryker disable next-line CallExpression: a request that failed is destroyed already; the timer's destroy then does nothing
         clearTimeout(timer);
         reject(err);
       });

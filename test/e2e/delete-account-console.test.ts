@@ -48,8 +48,11 @@ describe('the console: a copy of your data, Delete my account', function () {
     const { tokens } = await signIn(h, config, agent, 'copy@example.com');
     await signIn(h, config2, agent, 'copy@example.com');
     const sub = tokens.claims()!.sub;
-    for (const title of ['One', 'Two', 'Three']) expect((await notifyAs(h, site, { sub, category: 'transactional', title, body: `Message ${title}` })).status).to.equal(202);
+    // More than the console's page of 20: the copy reads every page.
+    const titles = ['One', 'Two', 'Three', ...Array.from({ length: 18 }, (_, i) => `More ${i + 1}`)];
+    for (const title of titles) expect((await notifyAs(h, site, { sub, category: 'transactional', title, body: `Message ${title}` })).status).to.equal(202);
     await h.reference.plugin.senders.update(sub, 'del-console-2', { muted: true });
+    await h.reference.plugin.preferences.setLocale(sub, 'de');
     // Remove access at the shop: its logout is shown on the console ("Recent sign-outs at sites").
     expect(await h.reference.plugin.removeAccess(sub, 'del-console')).to.equal('removed');
 
@@ -64,8 +67,11 @@ describe('the console: a copy of your data, Delete my account', function () {
     expect(data.sites).to.deep.equal((await api(agent, 'GET', '/sites')).body);
     expect(data.senders).to.deep.equal((await api(agent, 'GET', '/senders')).body);
     expect(data.sessions).to.deep.equal((await api(agent, 'GET', '/sessions')).body);
-    expect(data.inbox).to.deep.equal(((await api(agent, 'GET', '/inbox')).body as unknown as { items: unknown[] }).items);
-    expect((data.inbox as { title: string }[]).map((m) => m.title)).to.deep.equal(['Three', 'Two', 'One']);
+    expect(data.language).to.equal('de');
+    const firstPage = ((await api(agent, 'GET', '/inbox')).body as unknown as { items: unknown[] }).items;
+    expect(firstPage).to.have.length(20);
+    expect((data.inbox as unknown[]).slice(0, 20)).to.deep.equal(firstPage);
+    expect((data.inbox as { title: string }[]).map((m) => m.title)).to.deep.equal([...titles].reverse());
     expect((data.sites as { clientId: string }[]).map((s) => s.clientId).sort()).to.deep.equal(['del-console', 'del-console-2']);
     expect((data.logouts as { clientId: string; state: string }[]).map(({ clientId, state }) => ({ clientId, state }))).to.deep.equal([{ clientId: 'del-console', state: 'signed_out' }]);
     expect((data.senders as { clientId: string; muted: boolean }[]).find((s) => s.clientId === 'del-console-2')).to.include({ muted: true });

@@ -185,8 +185,13 @@ describe('a recent sign-in for what adds access', function () {
     const recent = await agent.get(signInAgainUrl('add_passkey', '/console#passkeys'));
     expect(recent.status).to.equal(303);
     expect(recent.location).to.equal(`${h.issuer}/console#passkeys`);
+    // Nor is the way straight back kept by a cache: it is the session's answer of that moment.
+    expect(recent.headers.get('cache-control')).to.equal('no-store');
 
     await age(agent, TEN_MINUTES);
+    // The page names the account to sign in to again; only Delete my account's says what deleting does.
+    const { page: named } = await pageBefore(agent, signInAgainUrl('unblock_site', '/console#sites'), 'reauth.why.unblock_site');
+    expect(named.body).to.include('pat@example.com').and.not.include(t('en', 'reauth.explain.delete_account'));
     // An action it does not know says the general sentence; a way out of the console goes to the console.
     for (const back of ['https://evil.example/', '//evil.example', '/console/../auth', '/console/callback', '/console#a b', '/session/end']) {
       const { page, signInHref } = await pageBefore(agent, signInAgainUrl('<b>call us</b>', back), 'reauth.why.continue');

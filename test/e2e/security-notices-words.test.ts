@@ -28,10 +28,13 @@ for (const embedded of [false, true]) describe(`what people are told: one thing 
   const site = siteClient('words-site', { client_name: 'Words Site' });
   const downSite = () => siteClient('words-down', { client_name: 'Down Site', backchannel_logout_uri: down.url });
 
+  const lines: { message: string; fields?: Record<string, unknown> }[] = [];
   before(async () => {
     down = await startReceiver({ statuses: () => 503 });
+    const log = (message: string, fields?: Record<string, unknown>) => lines.push({ message, fields });
     h = await startHarness('notice-words', {
       embedded,
+      logger: { info: log, warn: log, error: log },
       clients: [site, downSite()],
       allowPrivateFetchHosts: ['127.0.0.1'],
       // Many sign-ins from new browsers, one network: past the reference provider's code limits.
@@ -76,8 +79,12 @@ for (const embedded of [false, true]) describe(`what people are told: one thing 
       const email = `many-browsers-${locale}@example.com`;
       const first = browser(FIREFOX, locale);
       await signIn(h, config, first, email);
+      const from = lines.length;
       for (let i = 0; i < 6; i += 1) await signIn(h, config, browser(i % 2 ? SAFARI : FIREFOX, locale), email);
       await settled();
+      // The fifth and sixth only count in the summary, each said so in the log.
+      const coalesced = { message: 'security notice counted in the day\'s summary', fields: { kind: 'new_browser' } };
+      expect(lines.slice(from).filter((l) => l.message.startsWith('security notice ') && l.message !== 'security notice given'), locale).to.deep.equal([coalesced, coalesced]);
       const one = t(locale, 'notice.new_browser.subject', { serviceName: SERVICE });
       const summary = t(locale, 'notice.new_browsers.subject', { serviceName: SERVICE });
       expect([lettersTo(email, one).length, lettersTo(email, summary).length], locale).to.deep.equal([3, 1]);
@@ -103,6 +110,14 @@ for (const embedded of [false, true]) describe(`what people are told: one thing 
     const jar = laptop.cookies.get(new URL(h.issuer).host)!;
     const known = jar.get('osn.known')!;
     expect(known).to.match(/^[\w-]{22}$/);
+    // Kept 400 days (the most a browser keeps a cookie), HttpOnly, for the whole site; HTTP dates drop the milliseconds.
+    const before = Date.now();
+    const answer = await fetch(`${h.issuer}/auth`, { redirect: 'manual' });
+    const after = Date.now();
+    const cookie = answer.headers.getSetCookie().find((c) => c.startsWith('osn.known='))!;
+    expect(cookie).to.match(/^osn\.known=[\w-]{22}; path=\/; expires=[^;]+; samesite=lax; httponly$/);
+    const keep = 400 * 24 * 60 * 60_000;
+    expect(Date.parse(/expires=([^;]+)/.exec(cookie)![1]!)).to.be.within(Math.floor((before + keep) / 1000) * 1000, after + keep);
     expect(jar.get('osn.known.sig')).to.match(/^[\w-]+$/);
 
     const subject = t('en', 'notice.new_browser.subject', { serviceName: SERVICE });

@@ -20,8 +20,10 @@ describe('security notices: a new browser, the other sessions ended, a host\'s o
   let config: oidc.Configuration;
   const site = siteClient('notices-site', { client_name: 'Notices Site' });
 
+  const lines: { message: string; fields?: Record<string, unknown> }[] = [];
   before(async () => {
-    h = await startHarness('notices', { clients: [site] });
+    const log = (message: string, fields?: Record<string, unknown>) => lines.push({ message, fields });
+    h = await startHarness('notices', { clients: [site], logger: { info: log, warn: log, error: log } });
     config = await discover(h, site);
   });
   after(async () => h.close());
@@ -82,7 +84,12 @@ describe('security notices: a new browser, the other sessions ended, a host\'s o
     const sub = (await h.reference.accounts.findByEmail(email))!.accountId;
     const { plugin } = h.reference;
     expect(await plugin.securityNotice(sub, 'passkey_added', { name: 'Verify at evil.com', ref: 'cred-1' })).to.equal('given');
+    const from = lines.length;
     expect(await plugin.securityNotice(sub, 'passkey_added', { name: 'Verify at evil.com', ref: 'cred-1' })).to.equal('held_back');
+    expect(lines.slice(from)).to.deep.equal([{ message: 'security notice held back: the same was told within the window', fields: { kind: 'passkey_added' } }]);
+    // A kind the service has no words for is the host's bug.
+    const unknown = await plugin.securityNotice(sub, 'passkey_renamed' as 'passkey_added', {}).then(() => 'told', (err: Error) => `${err.name}: ${err.message}`);
+    expect(unknown).to.equal('TypeError: oidc-signout-notify: securityNotice: unknown kind "passkey_renamed"; one of new_browser, passkey_added, passkey_removed, account_linked, account_unlinked, sessions_ended, site_unreachable, upstream_sessions_ended, upstream_account_disabled, upstream_credential_change');
     expect(await plugin.securityNotice(sub, 'passkey_added', { name: 'Work key', ref: 'cred-2' })).to.equal('given');
 
     const subject = t('en', 'notice.passkey_added.subject', { serviceName: SERVICE });

@@ -133,12 +133,14 @@ describe('Shared Signals interoperability', () => {
 
   it('a poll reporting 200 errors logs one line with their count by code, never the receiver\'s jtis or words', async () => {
     expect((await call('ssf-io-errs', 'POST', '/ssf/stream', { delivery: { method: POLL } })).status).to.equal(201);
-    const setErrs = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`jti-${i}`, i % 2 ? { err: 'invalid_key' } : { err: `x\nforged log line ${i}`, description: 'y'.repeat(40) }]));
+    // Each code of the registry (RFC 8935 section 2.4, SSF's invalid_state) by its name; any other word as `other`.
+    const codes = ['invalid_request', 'invalid_key', 'invalid_issuer', 'invalid_audience', 'authentication_failed', 'access_denied', 'invalid_state'];
+    const setErrs = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`jti-${i}`, i % 8 < 7 ? { err: codes[i % 8]! } : { err: `x\nforged log line ${i}`, description: 'y'.repeat(40) }]));
     const from = lines.length;
     const res = await call('ssf-io-errs', 'POST', '/ssf/poll', { setErrs, maxEvents: 0 }, 'ssf.read');
     expect([res.status, res.body]).to.deep.equal([200, { sets: {}, moreAvailable: false }]);
     const logged = lines.slice(from).filter((l) => l.fields?.clientId === 'ssf-io-errs');
-    expect(logged).to.deep.equal([{ message: 'security events refused by the receiver', fields: { clientId: 'ssf-io-errs', count: 200, codes: { other: 100, invalid_key: 100 } } }]);
+    expect(logged).to.deep.equal([{ message: 'security events refused by the receiver', fields: { clientId: 'ssf-io-errs', count: 200, codes: { ...Object.fromEntries(codes.map((code) => [code, 25])), other: 25 } } }]);
   });
 
   it('polls past 60 a minute are 429 rate_limited with Retry-After', async () => {

@@ -17,6 +17,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import type { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 
+import { SHARED_SIGNALS_EVENT, type SharedSignalsEvent } from '../../src/events.ts';
 import { Agent } from '../helpers/agent.ts';
 import { until } from '../helpers/poll.ts';
 import { discover, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
@@ -62,6 +63,7 @@ describe('Shared Signals push: the outbound guard', () => {
   let kept: oidc.Configuration;
   let listener: Awaited<ReturnType<typeof trap>>;
   const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+  const events: SharedSignalsEvent[] = [];
 
   setUp(async () => {
     listener = await trap();
@@ -70,6 +72,7 @@ describe('Shared Signals push: the outbound guard', () => {
       clients: [receiverSite('ssf-aim'), receiverSite('ssf-named'), receiverSite('ssf-kept')], allowPrivateFetchHosts: ['allowed.test'],
       logger: { info() {}, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }), error() {} },
     });
+    h.reference.plugin.on(SHARED_SIGNALS_EVENT, (event) => events.push(event));
     [site, named, kept] = await Promise.all([discover(h, receiverSite('ssf-aim')), discover(h, receiverSite('ssf-named')), discover(h, receiverSite('ssf-kept'))]);
     return { async close() { await h.close(); await listener.close(); } };
   });
@@ -115,6 +118,10 @@ describe('Shared Signals push: the outbound guard', () => {
     // so the job can still be there a moment after it), and no second refusal follows.
     await until('the refused job leaves the queue', async () => (await h.reference.plugin.sharedSignals.pending()) === 0);
     expect(refusedPush()).to.have.length(1);
+    // The host hears of it once, as refused (the endpoint's, not the receiver's): not a failure to retry.
+    expect(events.filter((e) => e.clientId === 'ssf-named')).to.deep.equal([
+      { clientId: 'ssf-named', outcome: 'refused', attempt: 1, reason: 'the endpoint resolves to a loopback, private or special-use address' },
+    ]);
 
     // An event about a person who signed in to the site: refused the same way.
     await signIn(h, named, new Agent(), 'aimed@example.com', { scope: 'openid' });
@@ -158,17 +165,21 @@ describe('Shared Signals push to an allowed host: no redirect followed, a long a
   let receiverPort: number;
   const answers: { path: string; finished?: boolean }[] = [];
   const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
-  const sites = [receiverSite('ssf-redirects'), receiverSite('ssf-talks')];
+  const sites = [receiverSite('ssf-redirects'), receiverSite('ssf-talks'), receiverSite('ssf-short')];
 
   setUp(async () => {
     listener = await trap();
-    // /redirect answers 307 to the trap; /long answers 400 with 64 MiB.
+    // /redirect answers 307 to the trap; /short 400 invalid_key; /long answers 400 with 64 MiB.
     receiver = createHttpServer((req, res) => {
       req.resume();
       const answer: { path: string; finished?: boolean } = { path: req.url! };
       answers.push(answer);
       if (req.url === '/redirect') {
         res.writeHead(307, { location: `http://127.0.0.1:${listener.port}/ssf` }).end();
+        return;
+      }
+      if (req.url === '/short') {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"err":"invalid_key","description":"not our key"}');
         return;
       }
       res.on('close', () => { answer.finished = res.writableFinished; });
@@ -217,5 +228,13 @@ describe('Shared Signals push to an allowed host: no redirect followed, a long a
     expect(answers.find((a) => a.path === '/long')).to.deep.equal({ path: '/long', finished: false });
     expect(refused().map((w) => w.fields!.reason)).to.deep.equal(['refused: other']);
     expect(logged('security event will be retried', 'ssf-talks')).to.deep.equal([]);
+  });
+
+  it('a 400 naming a code of the registry: refused by the receiver, with that code', async () => {
+    await verifyAt(sites[2]!, '/short');
+    const refused = () => logged('security event refused by the receiver', 'ssf-short');
+    await until('the receiver\'s refusal is logged', async () => refused().length > 0);
+    expect(refused().map((w) => w.fields!.reason)).to.deep.equal(['refused: invalid_key']);
+    expect(answers.filter((a) => a.path === '/short')).to.have.length(1);
   });
 });

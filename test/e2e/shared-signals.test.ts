@@ -35,7 +35,7 @@ for (const embedded of [false, true]) describe(`Shared Signals transmitter (${em
   const pushClient = receiverSite('ssf-push');
   // A pairwise site that polls: its SETs name the person by its own pairwise subject.
   const pollClient = receiverSite('ssf-poll', { subject_type: 'pairwise' });
-  const people = ['ssf1', 'ssf2', 'ssf3', 'ssf4', 'ssf5', 'ssf6'].map((name) => `${name}@acme.example`);
+  const people = ['ssf1', 'ssf2', 'ssf3', 'ssf4', 'ssf5', 'ssf6', 'ssf7', 'ssf8'].map((name) => `${name}@acme.example`);
 
   setUp(async () => {
     receiver = await startSsfReceiver();
@@ -245,5 +245,32 @@ for (const embedded of [false, true]) describe(`Shared Signals transmitter (${em
     expect((await call('POST', '/ssf/status', manage, { stream_id: streamId, status: 'enabled' })).status).to.equal(200);
     await settled();
     expect(receiver.pushed).to.have.length(from + 1);
+  });
+  it('plugin.deleteAccount while the person\'s causes wait for the worker: theirs go, their account-purged stays, another person\'s stays', async () => {
+    const [gone, stays] = [people[6]!, people[7]!];
+    const { tokens: goneTokens } = await signIn(h, pushSite, new Agent(), gone);
+    const { tokens: staysTokens } = await signIn(h, pushSite, new Agent(), stays);
+    const [goneId, staysId] = [await accountId(gone), await accountId(stays)];
+    const risc = 'https://schemas.openid.net/secevent/risc/event-type/account-purged';
+    const asked = await call('PATCH', '/ssf/stream', await token(pushSite, 'ssf.manage'), { stream_id: streamId, events_requested: [`${CAEP}/credential-change`, risc] });
+    expect(asked.status).to.equal(200);
+    await settled();
+    const from = receiver.pushed.length;
+    const { plugin } = h.reference;
+    await plugin.stopLetterWorker();
+    await plugin.sharedSignals.credentialChange(goneId, { change: 'passkey_added' });
+    await plugin.sharedSignals.credentialChange(staysId, { change: 'passkey_added' });
+    expect(await ssfPending()).to.equal(2);
+    await plugin.deleteAccount(goneId);
+    // The gone person's cause is taken; their account-purged (fanned out from what was read before) and the other's cause wait.
+    expect(await ssfPending()).to.equal(2);
+    plugin.startLetterWorker();
+    const sets = await pushedSince(from, 2);
+    await settled();
+    expect(receiver.pushed).to.have.length(from + 2);
+    expect(sets.map((set) => [set.type, set.payload.sub_id]).sort()).to.deep.equal([
+      [`${CAEP}/credential-change`, { format: 'iss_sub', iss: h.issuer, sub: staysTokens.claims()!.sub }],
+      [risc, { format: 'iss_sub', iss: h.issuer, sub: goneTokens.claims()!.sub }],
+    ]);
   });
 });

@@ -101,4 +101,52 @@ export const MODULES: readonly MutationModule[] = [
     mutate: ['examples/reference/login-codes.ts'],
     spec: ['test/e2e/sign-in-*.test.ts', 'test/e2e/prompts.test.ts'],
   },
+  {
+    name: 'ssf-transmitter',
+    // The Shared Signals transmitter: a cause fanned out into SETs, each pushed, kept for the poll or held; the SET queue; the push.
+    mutate: ['src/ssf/transmitter.ts', 'src/ssf/set-queue.ts', 'src/ssf/push.ts', 'src/ssf/signal.ts'],
+    spec: [
+      'test/e2e/shared-signals.test.ts', 'test/e2e/shared-signals-causes.test.ts', 'test/e2e/shared-signals-control.test.ts',
+      'test/e2e/shared-signals-interop.test.ts', 'test/e2e/shared-signals-outbound.test.ts', 'test/e2e/shared-signals-outcomes.test.ts',
+      'test/e2e/delete-account.test.ts',
+    ],
+  },
+  {
+    name: 'backchannel-logout',
+    // Back-Channel Logout, retried and shown: its first try, the queue's tries, the outcomes; the logout queue.
+    mutate: ['src/notify/backchannel-logout.ts', 'src/notify/logout-queue.ts'],
+    spec: [
+      'test/e2e/backchannel-retry.test.ts', 'test/e2e/sessions.test.ts', 'test/e2e/session-end-sign-out.test.ts', 'test/e2e/delete-account.test.ts',
+      'test/e2e/foundation.test.ts', 'test/e2e/outbound-fetch.test.ts', 'test/plugin/options.test.ts',
+    ],
+  },
+  {
+    name: 'delete-account',
+    // Delete my account (plugin.deleteAccount) and the console's data copy before it.
+    mutate: ['src/sites/delete-account.ts', 'src/console/export.ts'],
+    spec: ['test/e2e/delete-account.test.ts', 'test/e2e/delete-account-console.test.ts', 'test/e2e/console-export-rate.test.ts', 'test/e2e/shared-signals-causes.test.ts'],
+  },
+  {
+    name: 'security-notices',
+    // The security notices (held back within the day, new browsers summed up) and the new-browser step that gives one.
+    mutate: ['src/notify/security-notices.ts', 'src/provider/new-browser.ts'],
+    spec: ['test/e2e/security-notices*.test.ts', 'test/e2e/theft-notice.test.ts', 'test/e2e/backchannel-retry.test.ts'],
+  },
+  {
+    name: 'ended-marks',
+    // The "ended before" marks and the reuse leeway's answer again and redo.
+    mutate: ['adapters/ended.ts', 'adapters/leeway.ts', 'src/store/ended-keys.ts'],
+    spec: [
+      'test/adapters/*.test.ts', 'test/e2e/ended-*.test.ts', 'test/e2e/end-site-access.test.ts', 'test/e2e/refresh-leeway.test.ts',
+      'test/e2e/public-leeway-dpop.test.ts', 'test/e2e/refresh-chain-findings.test.ts', 'test/e2e/sessions.test.ts',
+    ],
+    // A Cluster goes one script per hash slot for the leeway's redo.
+    clusterSpec: ['test/e2e/refresh-leeway.test.ts', 'test/cluster/leeway-unwritten.cluster.ts', 'test/e2e/ended-*.test.ts'],
+  },
+  {
+    name: 'recent-sign-in',
+    // A recent sign-in for what adds access: the check and the page before the sign-in.
+    mutate: ['src/console/recent-sign-in.ts', 'src/console/sign-in-again.ts'],
+    spec: ['test/e2e/recent-sign-in.test.ts', 'test/e2e/delete-account-console.test.ts', 'test/views/sign-in-again-page.test.ts', 'test/plugin/options.test.ts'],
+  },
 ];
