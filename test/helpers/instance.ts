@@ -37,7 +37,6 @@ export async function sharedJwks(): Promise<string> {
   return JSON.stringify({ keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'RS256', kid: 'test-shared' }] });
 }
 
-/** Starts `examples/start.ts` and resolves once it listens. `env` adds to or overrides the defaults. */
 /**
  * The environment of a restartable service: the test's Redis (its Cluster in
  * the Cluster pass), a key prefix, an SMTP sink, keys shared by every
@@ -53,6 +52,7 @@ export async function instanceEnv(prefix: string, smtp: SmtpSink): Promise<Recor
   };
 }
 
+/** Starts `examples/start.ts` and resolves once it listens. `env` adds to or overrides the defaults. */
 export async function startInstance(opts: { clients: ClientMetadata[]; issuer?: string; env: Record<string, string> }): Promise<Instance> {
   const dir = mkdtempSync(join(tmpdir(), 'osn-instance-'));
   const configFile = join(dir, 'config.json');

@@ -9,11 +9,12 @@ import * as oidc from 'openid-client';
 
 import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
 import type { Agent, Response } from './agent.ts';
+import { logTo, type LogLine } from './log.ts';
 import { startReceiver, type BackchannelReceiver } from './backchannel.ts';
 import { freePort } from './net.ts';
 import { discover, RP, siteClient, startHarness, type Harness } from './reference.ts';
 
-export type Line = { level: string; message: string; fields?: Record<string, unknown> };
+export type Line = LogLine;
 
 export interface LossOfAccess {
   h: Harness;
@@ -31,11 +32,7 @@ export interface LossOfAccess {
 
 export async function startLossOfAccess(name: string): Promise<LossOfAccess> {
   const lines: Line[] = [];
-  const logger = {
-    info: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', message, fields }),
-    warn: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'warn', message, fields }),
-    error: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', message, fields }),
-  };
+  const logger = logTo(lines);
   const receiver = await startReceiver();
   const siteA = siteClient('loss-a', { backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true });
   const siteB = siteClient('loss-b');

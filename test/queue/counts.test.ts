@@ -9,15 +9,11 @@ import { expect } from 'chai';
 import { queueCounts } from '../../src/queue/counts.ts';
 import { DONE_STATES, dropJobs, durableQueue } from '../../src/queue/durable.ts';
 import { throttled } from '../../src/queue/log.ts';
+import { logTo, type LogLine } from '../helpers/log.ts';
+import { until } from '../helpers/poll.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { setUp } from '../helpers/set-up.ts';
 
-interface Line { level: string; message: string; fields?: Record<string, unknown> | undefined }
-const logTo = (lines: Line[]) => ({
-  info: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', message, fields }),
-  warn: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'warn', message, fields }),
-  error: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', message, fields }),
-});
 
 describe(`the queue kit: taking jobs out, and the counts (${REDIS_CLUSTER ? 'Redis Cluster' : 'Redis'})`, () => {
   const world = setUp(async () => {
@@ -39,12 +35,13 @@ describe(`the queue kit: taking jobs out, and the counts (${REDIS_CLUSTER ? 'Red
     await queue.add('kit', { who: 'fails' }, { jobId: 'f', attempts: 1 });
     await queue.add('kit', { who: 'done' }, { jobId: 'd' });
     await queue.add('kit', { who: 'holds' }, { jobId: 'h' });
-    for (let i = 0; i < 200 && (await queue.queue.getActiveCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    await until('the job in hand', async () => (await queue.queue.getActiveCount()) > 0, 2_000);
     await queue.add('kit', { who: 'waits' }, { jobId: 'w' });
     await queue.add('kit', { who: 'first' }, { jobId: 'p', priority: 1 });
     await queue.add('kit', { who: 'later' }, { jobId: 'l', delay: 60_000 });
-    const queuedAt = Date.now();
-    const counted = await queueCounts(redis, prefix, queuedAt + 5_500);
+    // The oldest waiting job's age, from its own timestamp (the clock BullMQ dated it by), not the test's.
+    const { timestamp: oldestAt } = (await queue.queue.getJob('w'))!;
+    const counted = await queueCounts(redis, prefix, oldestAt + 5_500);
     expect(counted.sharedSignals).to.deep.equal({ waiting: 2, active: 1, delayed: 1, failed: 1, oldestWaitingSeconds: 5 });
     expect(counted.letters).to.deep.equal(zero);
     // Done ones only: the failed and the completed.
@@ -59,7 +56,7 @@ describe(`the queue kit: taking jobs out, and the counts (${REDIS_CLUSTER ? 'Red
 
 describe('the queue kit: the throttled log', () => {
   it('one line per reason every 10 s, with how many were left out', () => {
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     const log = throttled(logTo(lines), 'queue error', 10_000);
     for (let i = 0; i < 5; i += 1) log(new Error('ECONNREFUSED'));
     log(new Error('other'));
@@ -73,14 +70,14 @@ describe('the queue kit: the throttled log', () => {
   });
 
   it('says how many were left out once the period is over; forgets its reasons past a hundred', async () => {
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     const log = throttled(logTo(lines), 'queue error', 50);
     for (let i = 0; i < 3; i += 1) log(new Error('down'));
     await new Promise((r) => setTimeout(r, 80));
     log(new Error('down'));
     expect(lines.map((l) => l.fields)).to.deep.equal([{ reason: 'down' }, { reason: 'down', repeated: 2 }]);
     // 101 reasons within the period: the memory is cleared, so the first is logged again.
-    const many: Line[] = [];
+    const many: LogLine[] = [];
     const wide = throttled(logTo(many), 'queue error', 60_000);
     for (let i = 0; i <= 100; i += 1) wide(new Error(`reason ${i}`));
     wide(new Error('reason 0'));

@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { durableQueue, queuePrefix } from '../../src/queue/durable.ts';
 import { inProcessQueue } from '../../src/queue/in-process.ts';
 import { TIMER_EARLY_MS } from '../helpers/clock.ts';
+import { logTo, type LogLine } from '../helpers/log.ts';
 import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { setUp } from '../helpers/set-up.ts';
 
@@ -19,12 +20,6 @@ const BACKOFF_MS = 100;
 /** Late by at most this much on a loaded machine; early by TIMER_EARLY_MS at most. */
 const SLACK_MS = 1000;
 
-interface Line { level: string; message: string; fields?: Record<string, unknown> | undefined }
-const logTo = (lines: Line[]) => ({
-  info: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', message, fields }),
-  warn: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'warn', message, fields }),
-  error: (message: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', message, fields }),
-});
 
 async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !check();) {
@@ -183,7 +178,7 @@ describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 
 
   it('tries a failing job again after backoffMs, then twice that (BullMQ exponential), under the queue\'s own hash tag', async () => {
     const { redis, prefix } = world();
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     const queue = durableQueue<{ n: number }, string>(redis, prefix, {
       of: 'letters', label: 'kit', logger: logTo(lines), concurrency: 1, stalledIntervalMs: 5000, permanent: (err) => err.message === 'permanent',
     });
