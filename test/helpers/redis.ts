@@ -102,3 +102,10 @@ export async function redisValue(client: Redis | Cluster, key: string): Promise<
     default: return '';
   }
 }
+
+/** The test's Redis (its Cluster in the Cluster pass) under a prefix of its own, for setUp: close() drops the prefix and quits. */
+export function redisUnderPrefix(name: string): { redis: Redis | Cluster; prefix: string; close(): Promise<void> } {
+  const redis = testRedis();
+  const prefix = uniquePrefix(name);
+  return { redis, prefix, async close() { await dropPrefix(redis, prefix); await redis.quit(); } };
+}

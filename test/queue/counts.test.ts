@@ -11,16 +11,11 @@ import { DONE_STATES, dropJobs, durableQueue } from '../../src/queue/durable.ts'
 import { throttled } from '../../src/queue/log.ts';
 import { logTo, type LogLine } from '../helpers/log.ts';
 import { until } from '../helpers/poll.ts';
-import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
+import { REDIS_CLUSTER, redisUnderPrefix } from '../helpers/redis.ts';
 import { setUp } from '../helpers/set-up.ts';
 
-
 describe(`the queue kit: taking jobs out, and the counts (${REDIS_CLUSTER ? 'Redis Cluster' : 'Redis'})`, () => {
-  const world = setUp(async () => {
-    const redis = testRedis();
-    const prefix = uniquePrefix('queue-kit-counts');
-    return { redis, prefix, async close() { await dropPrefix(redis, prefix); await redis.quit(); } };
-  });
+  const world = setUp(async () => redisUnderPrefix('queue-kit-counts'));
 
   it('counts each state, the oldest waiting one\'s age; takes out the matching jobs in every state, or only the done ones', async () => {
     const { redis, prefix } = world();

@@ -13,7 +13,7 @@ import { durableQueue, queuePrefix } from '../../src/queue/durable.ts';
 import { inProcessQueue } from '../../src/queue/in-process.ts';
 import { TIMER_EARLY_MS } from '../helpers/clock.ts';
 import { logTo, type LogLine } from '../helpers/log.ts';
-import { dropPrefix, REDIS_CLUSTER, testRedis, uniquePrefix } from '../helpers/redis.ts';
+import { REDIS_CLUSTER, redisUnderPrefix } from '../helpers/redis.ts';
 import { setUp } from '../helpers/set-up.ts';
 
 const BACKOFF_MS = 100;
@@ -170,11 +170,7 @@ describe('the queue kit: the in-process twin', () => {
 });
 
 describe(`the queue kit: the durable queue (${REDIS_CLUSTER ? 'Redis Cluster' : 'Redis'})`, () => {
-  const world = setUp(async () => {
-    const redis = testRedis();
-    const prefix = uniquePrefix('queue-kit');
-    return { redis, prefix, async close() { await dropPrefix(redis, prefix); await redis.quit(); } };
-  });
+  const world = setUp(async () => redisUnderPrefix('queue-kit'));
 
   it('tries a failing job again after backoffMs, then twice that (BullMQ exponential), under the queue\'s own hash tag', async () => {
     const { redis, prefix } = world();
