@@ -134,7 +134,7 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
       await store.run(commands.hset(), [adopt.progress], ['startedAt', startedAt, ...(total !== undefined ? ['total', total] : []), ...(carried ? [] : COUNTS.flatMap((name) => [name, 0]))]);
     }
 
-    const run = { startedMs: Date.now(), seen: 0, failed: 0 };
+    const run = { startedMs: Date.now(), seen: 0 };
     let checkpoint = before.checkpoint || undefined;
     const report = (finishedAt?: number) => {
       const rate = run.seen / Math.max(0.001, (Date.now() - run.startedMs) / 1000);
@@ -159,7 +159,6 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
         if (due > Date.now()) await sleep(due - Date.now());
         for (const outcome of await Promise.all(chunk.map((record) => one(record, dryRun, options.provider)))) {
           counts[outcome] += 1;
-          if (outcome === 'failed') run.failed += 1;
         }
         counts.seen += chunk.length;
         run.seen += chunk.length;
@@ -178,7 +177,9 @@ export function createImport(deps: { store: Store; adopt: AdoptKeys; previous: (
     for (const page of waiting) await record(page);
     if (options.signal?.aborted) return report();
     await deps.removals.settled();
-    if (run.failed > 0) {
+    // Failed over the whole walk, a run cut short's included: a run that resumed past a page whose records failed
+    // never met them again, and finishing would close the window on them.
+    if (counts.failed > 0) {
       // Not finished: the next run goes over the whole listing again (what moved is met as gone or moved already).
       checkpoint = undefined;
       await store.run(commands.hset(), [adopt.progress], ['checkpoint', '']);

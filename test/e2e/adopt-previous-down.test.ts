@@ -7,7 +7,11 @@
 import { expect } from 'chai';
 import type { Adapter } from 'oidc-provider';
 
+import { adapterKeys } from '../../adapters/store-adapter.ts';
+import { createSignoutNotify } from '../../src/index.ts';
 import { exampleRedisHost } from '../helpers/adopt-host.ts';
+import { hostRedisAdapter } from '../helpers/previous/example-redis.ts';
+import { dropPrefix, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { siteClient } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 
@@ -78,5 +82,61 @@ describe('a previous store that answers a token but not its grant', function () 
     };
     expect(await call('/token/introspection')).to.deep.equal({ status: 503, error: 'temporarily_unavailable', fast: true });
     expect(await call('/token/revocation')).to.deep.equal({ status: 503, error: 'temporarily_unavailable', fast: true });
+  });
+});
+
+describe('a previous store that failed some records in a run cut short, then answers again', function () {
+  this.timeout(60_000);
+  const RECORDS = 150;
+  const world = setUp(async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix('adopt-failed-resumed');
+    const before = hostRedisAdapter(`${prefix}previous:`);
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const ids = Array.from({ length: RECORDS }, (_, i) => `failed-${String(i).padStart(4, '0')}`);
+    for (const id of ids) await new before.Adapter('Interaction').upsert(id, { kind: 'Interaction', jti: id, exp, iat: exp - 3600 } as never, 3600);
+    // The first page's first three records fail while the store is down for them.
+    const down = { on: true };
+    class Flaky extends before.Adapter {
+      override async find(id: string) {
+        if (down.on && ids.indexOf(id) < 3) throw new Error('connect ECONNREFUSED 127.0.0.1:6390');
+        return super.find(id);
+      }
+    }
+    const records = {
+      async *pages(checkpoint?: string) {
+        for (let at = Number(checkpoint || 0); at < ids.length; at += 50) yield { records: ids.slice(at, at + 50).map((id) => ({ model: 'Interaction', id })), checkpoint: String(at + 50) };
+      },
+    };
+    const plugin = createSignoutNotify({ redis, keyPrefix: prefix, contacts: async () => undefined, logger: { info() {}, warn() {}, error() {} }, previousAdapter: Flaky, adoption: { records } });
+    return {
+      redis, prefix, plugin, ids, down, before,
+      async close() {
+        await plugin.close();
+        await before.close();
+        await dropPrefix(redis, prefix);
+        await redis.quit();
+      },
+    };
+  });
+
+  it('the run that resumes past their page does not finish: the next run goes over the listing again and moves them, and only then the window closes', async () => {
+    const { plugin, ids, down, redis, prefix } = world();
+    // Cut short after two pages (as a SIGKILL between two recorded pages leaves it).
+    const stop = new AbortController();
+    const cut = await plugin.adoption!.importRecords({ perSecond: 10_000, signal: stop.signal, onProgress: (p) => { if (p.seen >= 100) stop.abort(); } });
+    expect({ seen: cut.seen, failed: cut.failed, finished: cut.finishedAt }).to.deep.equal({ seen: 100, failed: 3, finished: undefined });
+    down.on = false;
+
+    const resumed = await plugin.adoption!.importRecords({ perSecond: 10_000 });
+    expect({ seen: resumed.seen, moved: resumed.moved, failed: resumed.failed, finished: resumed.finishedAt }).to.deep.equal({ seen: RECORDS, moved: RECORDS - 3, failed: 3, finished: undefined });
+    expect(plugin.adoption!.open).to.equal(true);
+
+    const again = await plugin.adoption!.importRecords({ perSecond: 10_000 });
+    expect({ seen: again.seen, moved: again.moved, failed: again.failed, finished: typeof again.finishedAt }).to.deep.equal({ seen: RECORDS, moved: 3, failed: 0, finished: 'number' });
+    expect(plugin.adoption!.open).to.equal(false);
+    const keys = adapterKeys(prefix);
+    const here = await Promise.all(ids.map(async (id) => (await redis.hmget(keys.record('Interaction', id), 'p'))[0] !== null));
+    expect(here.filter((moved) => !moved)).to.have.length(0);
   });
 });
