@@ -112,6 +112,21 @@ describe('loss of access: Block site, theft of a refresh token, organization rem
       expect(sites.find((s) => s.clientId === 'loss-a')!.status).to.equal('connected');
     });
 
+    it('"Unblock and continue" on a page left open while another account signed in on the same browser unblocks nothing: the page is over (400), the blocked account\'s site stays blocked', async () => {
+      const agent = new Agent();
+      await signIn(h, a, agent, 'block-shared@example.com');
+      expect((await api(agent, 'POST', '/sites/loss-a/block')).status).to.equal(204);
+      const page = await authorize(agent, a);
+      expect(new URL(page.url).pathname).to.match(/^\/console\/blocked-site\/[\w-]+$/);
+      // Someone else signs in on this browser (a shared computer), just now: a recent sign-in, of another account.
+      await signIn(h, b, agent, 'block-other@example.com', { prompt: 'login' });
+      const res = await agent.submit(page, formFor(page.body, '/unblock'));
+      expect(res.status).to.equal(400);
+      expect(res.body).to.include('<h1>Something went wrong</h1>').and.include('Your sign-in took too long or has already finished.');
+      const id = await accountId('block-shared@example.com');
+      expect((await h.reference.plugin.connectedSites(id)).find((s) => s.clientId === 'loss-a')?.status).to.equal('blocked');
+    });
+
     it('Unblock in the console lets the site sign the person in again', async () => {
       const agent = new Agent();
       await signIn(h, a, agent, 'block4@example.com');
