@@ -57,8 +57,8 @@ export function refusedEndpoint(url: URL, allowedHosts: ReadonlySet<string>): st
  */
 export function createPusher(options: { allowedHosts: readonly string[]; timeoutMs: number }) {
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-  // Kept-alive connections: each was checked when it connected.
-  const guarded = { http: new http.Agent({ keepAlive: true, lookup: guardedLookup }), https: new https.Agent({ keepAlive: true, lookup: guardedLookup }) };
+  // Kept-alive connections: each was checked when it connected. Only https reaches a host not allowed (refusedEndpoint).
+  const guarded = new https.Agent({ keepAlive: true, lookup: guardedLookup });
   const open = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   return function post(endpoint: string, headers: Record<string, string>, body: string): Promise<PushAnswer> {
@@ -66,11 +66,11 @@ export function createPusher(options: { allowedHosts: readonly string[]; timeout
     const refused = refusedEndpoint(url, allowed);
     if (refused) return Promise.reject(new OutboundRefused(`endpoint_url: ${refused}`));
     const tls = url.protocol === 'https:';
-    const agents = allowed.has(url.hostname.toLowerCase()) ? open : guarded;
+    const agent = !allowed.has(url.hostname.toLowerCase()) ? guarded : tls ? open.https : open.http;
     return new Promise<PushAnswer>((resolve, reject) => {
       const req = (tls ? https : http).request(url, {
         method: 'POST',
-        agent: tls ? agents.https : agents.http,
+        agent,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       });
       const timer = setTimeout(() => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
