@@ -16,7 +16,7 @@ import { t, type Locale, type MessageKey } from '../../src/i18n/index.ts';
 import { Agent, formFor, forms, type Response } from '../helpers/agent.ts';
 import { bracket, processClock } from '../helpers/clock.ts';
 import { authTimeOf, sessionCookie, signedInAgo } from '../helpers/recent-sign-in.ts';
-import { discover, signIn, startHarness, throughSignInPages, type Harness } from '../helpers/reference.ts';
+import { signIn, throughSignInPages, type Harness } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
 import type { TestUpstream } from '../helpers/upstream.ts';
 import { site, startUpstreamSignIn, UPSTREAM, upstreamSteps } from '../helpers/upstream-sign-in.ts';
@@ -264,47 +264,5 @@ describe('a recent sign-in for what adds access', function () {
     expect(replay.status).to.equal(400);
     expect(replay.body).to.include(t('en', 'error.form_expired'));
     expect(await statusAt('vic@example.com')).to.equal('blocked');
-  });
-});
-
-describe('the page before the sign-in, for a host whose contacts say less than the reference provider\'s', function () {
-  this.timeout(60_000);
-  // What the host's contacts answer for everybody: nothing known, or a name without an address.
-  const answer: { contact: { name?: string } | undefined } = { contact: undefined };
-  let h: Harness;
-  let config: oidc.Configuration;
-  setUp(async () => {
-    const harness = await startHarness('recent-sign-in-contacts', { clients: [site], plugin: { contacts: async () => answer.contact } });
-    return Object.assign(harness, { config: await discover(harness, site) });
-  }, (started) => ({ h, config } = { h: started, config: started.config }));
-
-  /** As for a person whose session came from the store before the switch: no language recorded at a sign-in here (docs/redis-keys.md's prefs key). */
-  const noLanguageRecorded = async (email: string) => {
-    const { accountId } = (await h.reference.accounts.findByEmail(email))!;
-    expect(await h.redis!.del(`${h.prefix}account:{${accountId}}:prefs`)).to.equal(1);
-  };
-  const pageFor = async (agent: Agent, headers: Record<string, string> = {}) => {
-    await signedInAgo(h.reference.provider, sessionCookie(agent, h.issuer), 600);
-    return agent.request('GET', `${h.issuer}/console/sign-in-again?action=add_passkey&back=%2Fconsole`, undefined, headers);
-  };
-
-  it('a person the contacts do not know, signed in before the switch: the page in the browser\'s language, naming no account', async () => {
-    const agent = new Agent();
-    await signIn(h, config, agent, 'unknown@example.com');
-    await noLanguageRecorded('unknown@example.com');
-    answer.contact = undefined;
-    const page = await pageFor(agent, { 'accept-language': 'de-DE,de;q=0.9' });
-    expect(page.status).to.equal(200);
-    expect(page.body).to.include('<html lang="de"').and.include(t('de', 'reauth.why.add_passkey')).and.not.include('unknown@example.com');
-  });
-
-  it('a contact with a name and no address: the page names the account by its name', async () => {
-    const agent = new Agent();
-    await signIn(h, config, agent, 'named@example.com');
-    await noLanguageRecorded('named@example.com');
-    answer.contact = { name: 'Pat Example' };
-    const page = await pageFor(agent);
-    expect(page.status).to.equal(200);
-    expect(page.body).to.include('Pat Example').and.include('<html lang="en"');
   });
 });

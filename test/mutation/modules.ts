@@ -147,6 +147,6 @@ export const MODULES: readonly MutationModule[] = [
     name: 'recent-sign-in',
     // A recent sign-in for what adds access: the check and the page before the sign-in.
     mutate: ['src/console/recent-sign-in.ts', 'src/console/sign-in-again.ts'],
-    spec: ['test/e2e/recent-sign-in.test.ts', 'test/e2e/delete-account-console.test.ts', 'test/views/sign-in-again-page.test.ts', 'test/plugin/options.test.ts'],
+    spec: ['test/e2e/recent-sign-in.test.ts', 'test/e2e/recent-sign-in-contacts.test.ts', 'test/e2e/delete-account-console.test.ts', 'test/views/sign-in-again-page.test.ts', 'test/plugin/options.test.ts'],
   },
 ];
