@@ -8,28 +8,13 @@
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 
-import { MemoryStore } from '../../src/store/store.ts';
+import { BACKCHANNEL_LOGOUT_EVENT, type BackchannelLogoutEvent } from '../../src/events.ts';
 import { Agent } from '../helpers/agent.ts';
 import { startReceiver, type BackchannelReceiver } from '../helpers/backchannel.ts';
 import { defaultLoginCodeLimits } from '../../examples/reference/login-codes.ts';
-import { redisValue } from '../helpers/redis.ts';
+import { keysNaming } from '../helpers/keys-naming.ts';
+import { until } from '../helpers/poll.ts';
 import { discover, lettersSettled, notifyAs, oauthError, signIn, siteClient, startHarness, type Harness } from '../helpers/reference.ts';
-
-function memoryValue(store: MemoryStore, key: string): string {
-  const tries = [() => store.kv.get(key), () => store.kv.hgetall(key), () => store.kv.zentries(key)];
-  return JSON.stringify(tries.map((read) => { try { return read(); } catch { return null; } }));
-}
-
-/** Keys under the prefix whose name or value holds one of the texts. */
-async function keysNaming(h: Harness, texts: string[]): Promise<string[]> {
-  const store = h.reference.plugin.store;
-  const found: string[] = [];
-  for await (const key of store.scan('*')) {
-    const value = h.redis ? await redisValue(h.redis, key) : memoryValue(store as MemoryStore, key);
-    if (texts.some((text) => key.includes(text) || value.includes(text))) found.push(key);
-  }
-  return found;
-}
 
 for (const embedded of [false, true]) {
   describe(`plugin.deleteAccount (${embedded ? 'embedded store' : 'Redis'})`, () => {
@@ -43,6 +28,7 @@ for (const embedded of [false, true]) {
     const pairwise = siteClient('del-pw', { subject_type: 'pairwise', client_uri: 'https://pw.example' });
     let a: oidc.Configuration;
     let pw: oidc.Configuration;
+    const events: BackchannelLogoutEvent[] = [];
 
     before(async () => {
       receiver = await startReceiver();
@@ -58,6 +44,7 @@ for (const embedded of [false, true]) {
         allowPrivateFetchHosts: ['127.0.0.1'],
         loginCodeLimits: { ...defaultLoginCodeLimits, perIp: { limit: 200, windowMs: 15 * 60_000 } },
       });
+      h.reference.plugin.on(BACKCHANNEL_LOGOUT_EVENT, (event) => events.push(event));
       a = await discover(h, siteA);
       pw = await discover(h, pairwise);
       fl = await discover(h, flakySite);
@@ -131,6 +118,7 @@ for (const embedded of [false, true]) {
       const signedIn = await signIn(h, fl, agent, email);
       const accountId = (await h.reference.accounts.findByEmail(email))!.accountId;
       const lettersBefore = h.smtp.letters.length;
+      const eventsBefore = events.length;
 
       await h.reference.deleteAccount(accountId);
       expect(flaky.requests.map((r) => r.status)).to.deep.equal([503]);
@@ -139,6 +127,14 @@ for (const embedded of [false, true]) {
       for (let i = 0; i < 200 && flaky.accepted.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
       const [token] = flaky.accepted;
       expect(await flaky.verify(token!, h.issuer, 'del-flaky')).to.include({ sub: signedIn.tokens.claims()!.sub });
+      // Its outcome is told the host as any other's: the first try failed, the queue's (the second) went through.
+      await until('the delivery told', () => events.length - eventsBefore >= 2);
+      const reason = events[eventsBefore]?.reason;
+      expect(reason).to.be.a('string');
+      expect(events.slice(eventsBefore)).to.deep.equal([
+        { clientId: 'del-flaky', outcome: 'retry', attempt: 1, reason },
+        { clientId: 'del-flaky', outcome: 'sent', attempt: 2 },
+      ]);
       await lettersSettled(h);
       expect(h.smtp.letters.slice(lettersBefore).map((l) => l.subject)).to.deep.equal([]);
       expect(await h.reference.plugin.inbox.page(accountId)).to.deep.include({ items: [] });
