@@ -118,6 +118,7 @@ export const MODULES: readonly MutationModule[] = [
     spec: [
       'test/e2e/backchannel-retry.test.ts', 'test/e2e/sessions.test.ts', 'test/e2e/session-end-sign-out.test.ts', 'test/e2e/delete-account.test.ts',
       'test/e2e/foundation.test.ts', 'test/e2e/outbound-fetch.test.ts', 'test/plugin/options.test.ts', 'test/e2e/backchannel-erased.test.ts',
+      'test/e2e/backchannel-once.test.ts',
     ],
   },
   {
