@@ -63,6 +63,8 @@ const CLUSTER_SUITE = [
   'test/e2e/shared-signals-outcomes.test.ts',
   'test/e2e/shared-signals-durable.test.ts',
   'test/e2e/delete-account.test.ts',
+  'test/e2e/backchannel-erased.test.ts',
+  'test/e2e/backchannel-once.test.ts',
   'test/e2e/adopt.test.ts',
   'test/e2e/adopt-race.test.ts',
   'test/e2e/adopt-import.test.ts',
