@@ -13,7 +13,6 @@ export const RECENT_SIGN_IN_ACTIONS = ['add_passkey', 'link_account', 'unblock_s
 export type RecentSignInAction = typeof RECENT_SIGN_IN_ACTIONS[number];
 
 export const isRecentSignInAction = (value: unknown): value is RecentSignInAction =>
-  // Stryker disable next-line ConditionalExpression: includes() finds no value that is not a string among the actions' strings; the test narrows the type
   typeof value === 'string' && (RECENT_SIGN_IN_ACTIONS as readonly string[]).includes(value);
 
 /** What the check is asked about: the action, and the console page to come back to after signing in. */
@@ -54,14 +53,12 @@ export function recentSignIns(provider: () => Provider | undefined, seconds: num
   /** Whether a service session signed in within `seconds`. */
   function recentSession(session: { accountId?: string | undefined; authTime(): number | undefined }): boolean {
     const at = session.authTime();
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: oidc-provider sets loginTs only with the accountId (Session#loginAccount), and `now - undefined <= seconds` is false, so neither guard alone changes an answer; both kept for the type and a host's hand-made session
     return !!session.accountId && typeof at === 'number' && Math.floor(Date.now() / 1000) - at <= seconds;
   }
 
   /** Whether the request's service session signed in within `seconds` (as `accountId`, when given). */
   async function isRecent(ctx: HttpContext, accountId?: string): Promise<boolean> {
     const session = await serviceSession(attached(), ctx);
-    // Stryker disable next-line ConditionalExpression: every caller's account is the session's own (the console's from the session; the blocked-site page's interaction, which oidc-provider refuses once the session's principal changed: test/e2e/block-site.test.ts); kept as the check's own word
     return recentSession(session) && (accountId === undefined || session.accountId === accountId);
   }
 

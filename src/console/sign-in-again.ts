@@ -33,7 +33,6 @@ export function signInAgainRoutes(deps: SignInAgainDeps): Router {
   router.get('/', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const action = isRecentSignInAction(ctx.query.action) ? ctx.query.action : 'continue';
-    // Stryker disable next-line ConditionalExpression: a repeated back (an array) reads as "a,b", which no console path matches
     const back = typeof ctx.query.back === 'string' && isConsoleBack(ctx.query.back) ? ctx.query.back : '/console';
     const session = await serviceSession(provider, ctx);
     if (!session.accountId || deps.recent.recentSession(session)) {
