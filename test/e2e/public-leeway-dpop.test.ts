@@ -50,15 +50,15 @@ for (const publicClientLeeway of [true, undefined]) describe(`a public site's DP
   });
   after(() => h.close());
 
-  /** The code flow with PKCE, the code redeemed with a DPoP proof of `key`: the refresh token is bound to it. */
-  async function signInWith(key: Key, email: string) {
+  /** The code flow with PKCE, the code redeemed with a DPoP proof of `key`: the refresh token is bound to it (none: a bearer token). */
+  async function signInWith(key: Key | undefined, email: string) {
     const verifier = oidc.randomPKCECodeVerifier();
     const redirectUri = `${RP}/${publicApp.client_id}/callback`;
     const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' });
     const agent = new Agent();
     const { res } = await throughSignInPages(h, agent, await agent.get(url.href), (u) => u.startsWith(redirectUri), email);
-    const DPoP = oidc.getDPoPHandle(config, { privateKey: key.privateKey, publicKey: key.publicKey });
-    return oidc.authorizationCodeGrant(config, new URL(res.location!), { pkceCodeVerifier: verifier, expectedState: 's' }, undefined, { DPoP });
+    const DPoP = key && oidc.getDPoPHandle(config, { privateKey: key.privateKey, publicKey: key.publicKey });
+    return oidc.authorizationCodeGrant(config, new URL(res.location!), { pkceCodeVerifier: verifier, expectedState: 's' }, undefined, DPoP ? { DPoP } : undefined);
   }
 
   /** A refresh as the app sends it, with the DPoP proof given (or none). */
@@ -112,6 +112,18 @@ for (const publicClientLeeway of [true, undefined]) describe(`a public site's DP
       expect(tried.json).to.not.have.property('access_token');
     }
     expect((await refresh(first.json.refresh_token!, await proof(key, tokenEndpoint))).status).to.equal(200);
+  });
+
+  it('a refresh token bound to no key (the site used no DPoP): its reuse is theft, leeway or not', async () => {
+    const tokens = await signInWith(undefined, `dpop-none-${publicClientLeeway}@example.com`);
+    expect(tokens.token_type.toLowerCase()).to.equal('bearer');
+    const first = await refresh(tokens.refresh_token!);
+    expect(first.status).to.equal(200);
+    const reported = replays.length;
+    const retried = await refresh(tokens.refresh_token!);
+    expect({ status: retried.status, error: retried.json.error }).to.deep.equal({ status: 400, error: 'invalid_grant' });
+    expect(replays.length - reported).to.equal(1);
+    expect((await refresh(first.json.refresh_token!)).json.error, 'the chain is dead').to.equal('invalid_grant');
   });
 
   if (publicClientLeeway) {
