@@ -111,7 +111,12 @@ const SLOW_FIRST = [
  * one at a time, so that the suite's own other files are not that load.
  */
 const QUIET = ['test/e2e/outage.test.ts', 'test/e2e/sentinel.test.ts', 'test/e2e/operations.test.ts'];
-const CLUSTER_QUIET = ['test/cluster/failover.cluster.ts'];
+/**
+ * The Cluster pass's too, and the file that makes the shared Cluster's
+ * masters refuse writes (min-replicas-to-write) for a moment: a file beside
+ * it got NOREPLICAS in its cleanup (npm test, 2026-11-29, 1 run in 5).
+ */
+const CLUSTER_QUIET = ['test/cluster/failover.cluster.ts', 'test/cluster/leeway-unwritten.cluster.ts'];
 
 /** Every `*.test.ts` under test/, the slowest first, QUIET left out (mocha --parallel runs a file named twice twice). */
 function firstPassFiles(): string[] {
