@@ -10,7 +10,7 @@ import { expect } from 'chai';
 
 import { ImportRunningError } from '../../src/adoption.ts';
 import { createSignoutNotify, type SignoutNotify } from '../../src/index.ts';
-import { hostRedisAdapter } from '../helpers/previous/example-redis.ts';
+import { hostRedisAdapter, listedInteractions } from '../helpers/previous/example-redis.ts';
 import { dropPrefix, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { setUp } from '../helpers/set-up.ts';
 
@@ -23,14 +23,8 @@ describe('the bulk import, run twice at once: one run at a time per store', func
     const redis = testRedis();
     const prefix = uniquePrefix('adopt-once');
     const before = hostRedisAdapter(`${prefix}previous:`);
-    const exp = Math.floor(Date.now() / 1000) + 3600;
-    const ids = Array.from({ length: RECORDS }, (_, i) => `once-${String(i).padStart(4, '0')}`);
-    for (const id of ids) await new before.Adapter('Interaction').upsert(id, { kind: 'Interaction', jti: id, exp, iat: exp - 3600 } as never, 3600);
-    const records = () => ({
-      async *pages(checkpoint?: string) {
-        for (let at = Number(checkpoint ?? 0); at < ids.length; at += 50) yield { records: ids.slice(at, at + 50).map((id) => ({ model: 'Interaction', id })), checkpoint: String(at + 50) };
-      },
-    });
+    const { records: listing } = await listedInteractions(before, 'once', RECORDS);
+    const records = () => listing;
     const make = (listed = true) => createSignoutNotify({ redis, keyPrefix: prefix, contacts: async () => undefined, logger: quiet, previousAdapter: before.Adapter, adoption: listed ? { records: records() } : {} });
     const plugins: SignoutNotify[] = [make(), make()];
     return {

@@ -10,7 +10,7 @@ import type { Adapter } from 'oidc-provider';
 import { adapterKeys } from '../../adapters/store-adapter.ts';
 import { createSignoutNotify } from '../../src/index.ts';
 import { exampleRedisHost } from '../helpers/adopt-host.ts';
-import { hostRedisAdapter } from '../helpers/previous/example-redis.ts';
+import { hostRedisAdapter, listedInteractions } from '../helpers/previous/example-redis.ts';
 import { dropPrefix, testRedis, uniquePrefix } from '../helpers/redis.ts';
 import { siteClient } from '../helpers/reference.ts';
 import { setUp } from '../helpers/set-up.ts';
@@ -92,9 +92,7 @@ describe('a previous store that failed some records in a run cut short, then ans
     const redis = testRedis();
     const prefix = uniquePrefix('adopt-failed-resumed');
     const before = hostRedisAdapter(`${prefix}previous:`);
-    const exp = Math.floor(Date.now() / 1000) + 3600;
-    const ids = Array.from({ length: RECORDS }, (_, i) => `failed-${String(i).padStart(4, '0')}`);
-    for (const id of ids) await new before.Adapter('Interaction').upsert(id, { kind: 'Interaction', jti: id, exp, iat: exp - 3600 } as never, 3600);
+    const { ids, records } = await listedInteractions(before, 'failed', RECORDS);
     // The first page's first three records fail while the store is down for them.
     const down = { on: true };
     class Flaky extends before.Adapter {
@@ -103,11 +101,6 @@ describe('a previous store that failed some records in a run cut short, then ans
         return super.find(id);
       }
     }
-    const records = {
-      async *pages(checkpoint?: string) {
-        for (let at = Number(checkpoint || 0); at < ids.length; at += 50) yield { records: ids.slice(at, at + 50).map((id) => ({ model: 'Interaction', id })), checkpoint: String(at + 50) };
-      },
-    };
     const plugin = createSignoutNotify({ redis, keyPrefix: prefix, contacts: async () => undefined, logger: { info() {}, warn() {}, error() {} }, previousAdapter: Flaky, adoption: { records } });
     return {
       redis, prefix, plugin, ids, down, before,

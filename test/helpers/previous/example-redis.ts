@@ -112,3 +112,20 @@ export function hostRedisAdapter(keyPrefix: string): HostRedisAdapter {
 
   return { Adapter: RedisAdapter, client, lookups: () => lookups, close: async () => { await client.quit(); } };
 }
+
+/**
+ * `count` interactions (an hour to live) written in the previous store as
+ * the host's adapter writes them, and a listing of them in pages of 50 whose
+ * checkpoint is the next index: what the import tests walk.
+ */
+export async function listedInteractions(before: HostRedisAdapter, name: string, count: number) {
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const ids = Array.from({ length: count }, (_, i) => `${name}-${String(i).padStart(4, '0')}`);
+  for (const id of ids) await new before.Adapter('Interaction').upsert(id, { kind: 'Interaction', jti: id, exp, iat: exp - 3600 } as never, 3600);
+  const records = {
+    async *pages(checkpoint?: string) {
+      for (let at = Number(checkpoint || 0); at < ids.length; at += 50) yield { records: ids.slice(at, at + 50).map((id) => ({ model: 'Interaction', id })), checkpoint: String(at + 50) };
+    },
+  };
+  return { ids, records };
+}
